@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# deps: install the Debian packages the pipeline needs, nothing else.
+# Only packages that are missing are installed; without apt-get, or without
+# root/sudo, the missing packages are named and the step fails.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+# Build the kernel and its tools, build the BPF selftests, assemble the
+# initramfs, boot it, and check the series.
+PACKAGES=(
+	linux-source-6.1
+	linux-source-6.12
+	gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
+	xz-utils git ccache rsync cpio perl python3
+	clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
+	libbpf-dev bpftool
+	qemu-system-x86 busybox-static iproute2
+	shellcheck
+)
+
+step deps
+missing=()
+for p in "${PACKAGES[@]}"; do
+	dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed ||
+		missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+	step_done "all ${#PACKAGES[@]} packages present"
+	exit 0
+fi
+
+msg "missing: ${missing[*]}"
+command -v apt-get >/dev/null ||
+	die "apt-get not found; install these packages by hand: ${missing[*]}"
+
+SUDO=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null ||
+		die "not root and no sudo; as root run: apt-get install ${missing[*]}"
+	SUDO=(sudo)
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+run_logged "$LOG" "${SUDO[@]}" apt-get update -q
+run_logged "$LOG" "${SUDO[@]}" apt-get install -y -q \
+	--no-install-recommends "${missing[@]}"
+step_done "installed ${#missing[@]} packages"

@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# Common helpers for the netkit-6.1 pipeline scripts. Sourced, not executed.
+#
+# Every script gets its paths from the environment that the Makefile exports
+# (TOP, NETKIT_CACHE, TREE, BUILD, ...); the defaults below only matter when a
+# script is run by hand.
+
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${NETKIT_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/netkit-6.1}"
+: "${TREE:=$NETKIT_CACHE/linux}"
+: "${BUILD:=$NETKIT_CACHE/build}"
+: "${LINUX_TARBALL:=/usr/src/linux-source-6.1.tar.xz}"
+# shellcheck disable=SC2034 # used by the scripts that source this file
+LOGDIR="$BUILD/logs"
+# shellcheck disable=SC2034
+STAMPS="$BUILD/stamps"
+
+msg() { printf '    %s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# step NAME: announce a pipeline step and start its log, $LOG
+# ($LOGDIR/NAME.log); step_done prints the step's elapsed time.
+step() {
+	STEP_NAME=$1
+	STEP_START=$(date +%s)
+	LOG="$LOGDIR/$1.log"
+	mkdir -p "$LOGDIR"
+	: >"$LOG"
+	printf '==> %s\n' "$STEP_NAME"
+}
+step_done() {
+	local note=${1:-done}
+	printf '==> %s: %s (%ss)\n' "$STEP_NAME" "$note" "$(($(date +%s) - STEP_START))"
+}
+
+# run_logged LOG CMD...: run CMD with all output appended to LOG. On failure
+# print the last 40 lines and the log's path, then exit non-zero.
+run_logged() {
+	local log=$1 rc=0
+	shift
+	mkdir -p "$(dirname "$log")"
+	printf '+ %s\n' "$*" >>"$log"
+	"$@" >>"$log" 2>&1 || rc=$?
+	[ "$rc" -eq 0 ] || fail_with_log "$log" "'$*'" "$rc"
+}
+
+# fail_with_log LOG WHAT RC: show the tail of LOG and stop.
+fail_with_log() {
+	printf '\n---- last 40 lines of %s ----\n' "$1" >&2
+	tail -n 40 "$1" >&2
+	printf -- '---- end of log ----\n' >&2
+	die "$2 failed (exit $3); full log: $1"
+}
+
+# Stamps: a step records the hash of its inputs and skips itself when the
+# hash is unchanged and its outputs still exist.
+stamp_read() { cat "$STAMPS/$1" 2>/dev/null || true; }
+stamp_write() {
+	mkdir -p "$STAMPS"
+	printf '%s\n' "$2" >"$STAMPS/$1"
+}
+stamp_clear() { rm -f "$STAMPS/$1"; }
+
+# hash_of ARGS...: a short digest of strings and file contents (files are
+# read when ARG names an existing file, otherwise the string itself is used).
+hash_of() {
+	local a
+	for a in "$@"; do
+		if [ -f "$a" ]; then
+			printf 'file %s\n' "$a"
+			cat -- "$a"
+		else
+			printf 'str %s\n' "$a"
+		fi
+	done | sha256sum | cut -c1-16
+}
+
+# submake ARGS...: make for the kernel's and tools' own Makefiles, in an
+# environment without this project's make state and variables. Run from
+# our Makefile, MAKELEVEL > 0 would make the selftests' lib.mk leave OUTPUT
+# empty, and names like TREE or BUILD must not leak into kbuild.
+submake() {
+	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES \
+		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
+		-u TEST_ARGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
+		-u JOBS -u EXTRA_CONFIGS make "$@"
+}
+
+tree_git() { git -C "$TREE" "$@"; }
+
+# Commits made by the harness get a fixed identity and, with
+# --committer-date-is-author-date, reproducible object ids.
+export GIT_COMMITTER_NAME="netkit-6.1 harness"
+export GIT_COMMITTER_EMAIL="netkit-6.1@localhost"
+
+# run_progress LOG WHAT CMD...: like run_logged for long commands; prints a
+# progress line with the elapsed time and the number of objects compiled so
+# far (lines of the log that start with CC/LD/...) every $PROGRESS seconds.
+run_progress() {
+	local log=$1 what=$2 pid rc=0 t0 n
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	printf '+ %s\n' "$*" >>"$log"
+	t0=$(date +%s)
+	"$@" >>"$log" 2>&1 &
+	pid=$!
+	while ! wait_for "$pid" "${PROGRESS:-60}"; do
+		n=$(grep -cE '^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)' "$log" || true)
+		msg "$what: $((($(date +%s) - t0) / 60))m$((($(date +%s) - t0) % 60))s, $n steps logged"
+	done
+	wait "$pid" || rc=$?
+	[ "$rc" -eq 0 ] || fail_with_log "$log" "$what" "$rc"
+}
+
+# wait_for PID SECONDS: true once PID has exited, false if it still runs
+# after SECONDS.
+wait_for() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
