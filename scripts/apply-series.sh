@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# apply: reset to the base tag and apply patches/series with git am.
+#
+# The series is applied in a scratch worktree ($AM_TREE) that shares the
+# repository with $TREE; $TREE is then checked out at the result. git only
+# rewrites files whose content differs, so only the files a changed patch
+# touches get new mtimes and the kernel build stays incremental.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+SERIES=${SERIES:-$TOP/patches/series}
+AM_TREE=${AM_TREE:-$NETKIT_CACHE/am-worktree}
+APPLIED_REF=refs/netkit/applied
+
+step apply
+[ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
+[ -f "$SERIES" ] || die "$SERIES not found"
+base=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
+
+# The patches listed in the series, in order ('#' starts a comment).
+mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES")
+paths=()
+for p in "${patches[@]}"; do
+	f="$(dirname "$SERIES")/$p"
+	[ -f "$f" ] || die "$SERIES lists '$p', but $f does not exist"
+	paths+=("$f")
+done
+
+# $TREE must be exactly what the harness left there: a hand edit or a hand
+# commit is reported, never silently overwritten.
+dirty=$(tree_git status --porcelain --untracked-files=no)
+if [ -n "$dirty" ]; then
+	printf '%s\n' "$dirty" | head -n 20 >&2
+	die "$TREE has uncommitted changes to tracked files (above); inspect with 'git -C $TREE diff', discard with 'git -C $TREE reset --hard' (or 'make reset-tree')"
+fi
+head=$(tree_git rev-parse HEAD)
+applied=$(tree_git rev-parse -q --verify "$APPLIED_REF" || true)
+if [ "$head" != "$(tree_git rev-parse "$base^{commit}")" ] && [ "$head" != "$applied" ]; then
+	die "$TREE is at $(tree_git log -1 --format='%h %s' HEAD), which the harness did not apply; keep your work on a branch and run 'make reset-tree' to go back to the series"
+fi
+
+inputs=$(hash_of "$base" "${paths[@]}")
+if [ "$(stamp_read apply)" = "$inputs" ] && [ "$head" = "$applied" ]; then
+	step_done "unchanged: ${#patches[@]} patches on $base"
+	exit 0
+fi
+
+if [ ! -e "$AM_TREE/.git" ]; then
+	run_logged "$LOG" git -C "$TREE" worktree prune
+	run_logged "$LOG" git -C "$TREE" worktree add -f --detach "$AM_TREE" "$base"
+fi
+am() { git -C "$AM_TREE" "$@"; }
+if [ -d "$(am rev-parse --git-path rebase-apply)" ]; then
+	am am --abort >>"$LOG" 2>&1 || true
+fi
+run_logged "$LOG" am reset -q --hard "$base"
+run_logged "$LOG" am clean -q -f -d -x
+
+n=0
+for i in "${!patches[@]}"; do
+	n=$((i + 1))
+	if ! am am -q --committer-date-is-author-date "${paths[$i]}" >"$LOG.am" 2>&1; then
+		cat "$LOG.am" >>"$LOG"
+		printf '\n---- git am output ----\n' >&2
+		cat "$LOG.am" >&2
+		printf -- '----\n' >&2
+		cat >&2 <<-HINT
+		patch $n of ${#patches[@]} does not apply: ${patches[$i]}
+		  inspect:  cd $AM_TREE && git am --show-current-patch=diff && git status
+		  fix:      edit patches/${patches[$i]} (or resolve in $AM_TREE and
+		            'git format-patch -1' the result back into patches/)
+		  reset:    git -C $AM_TREE am --abort   (the next 'make apply' also does this)
+		HINT
+		die "apply failed at ${patches[$i]}"
+	fi
+	cat "$LOG.am" >>"$LOG"
+done
+rm -f "$LOG.am"
+
+new=$(am rev-parse HEAD)
+run_logged "$LOG" git -C "$TREE" update-ref "$APPLIED_REF" "$new"
+changed=$(tree_git diff --name-only HEAD "$new" | wc -l)
+run_logged "$LOG" git -C "$TREE" checkout -q --detach "$new"
+stamp_write apply "$inputs"
+step_done "$n patches on $base, $changed files changed in $TREE"
