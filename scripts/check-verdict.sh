@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# verdict: read the console log and the exit status the guest reported and
+# decide. Fails on: no exit status, a non-zero exit status, no test_progs
+# Summary line, no test run at all, any failed or skipped test, and any
+# kernel panic, oops, BUG or WARN on the console.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+CONSOLE=${CONSOLE:-$BUILD/console.log}
+RESULT=${RESULT:-$BUILD/result}
+
+step verdict
+[ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make qemu-test"
+log=$(tr -d '\r' <"$CONSOLE")
+problems=()
+
+# Kernel trouble, as printk formats it. The console also carries test_progs
+# output, so only match what the kernel prints.
+oops=$(grep -nE 'Kernel panic - |BUG: |Oops: |WARNING: CPU: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:' <<<"$log" || true)
+[ -z "$oops" ] || problems+=("kernel reported problems on the console:"$'\n'"$(head -n 20 <<<"$oops")")
+
+rc=$(sed -n 's/^NETKIT_RESULT rc=\([0-9]*\).*/\1/p' "$RESULT" 2>/dev/null | tail -n 1)
+if [ -z "$rc" ]; then
+	problems+=("the guest reported no exit status (crash or reboot before test_progs finished)")
+elif [ "$rc" -ne 0 ]; then
+	problems+=("test_progs exited with status $rc")
+fi
+
+summary=$(grep -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
+if [ -z "$summary" ]; then
+	problems+=("no test_progs Summary line on the console")
+else
+	read -r passed subtests skipped failed < <(sed -E 's/^Summary: ([0-9]+)\/([0-9]+) PASSED, ([0-9]+) SKIPPED, ([0-9]+) FAILED.*/\1 \2 \3 \4/' <<<"$summary")
+	if [ $((passed + skipped + failed)) -eq 0 ]; then
+		problems+=("no test ran: the filter matched nothing (${TEST_ARGS:-})")
+	fi
+	[ "$skipped" -eq 0 ] || problems+=("$skipped skipped: a skip is a failure here")
+	[ "$failed" -eq 0 ] || problems+=("$failed failed")
+	: "$subtests"
+fi
+
+bad=$(grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
+printf '%s\n' "${summary:-Summary: (none)}"
+if [ "${#problems[@]}" -ne 0 ]; then
+	[ -z "$bad" ] || printf '%s\n' "$bad" >&2
+	printf '  - %s\n' "${problems[@]}" >&2
+	die "qemu-test failed; console log: $CONSOLE"
+fi
+step_done "PASS ($passed tests, $subtests subtests)"

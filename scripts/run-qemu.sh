@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# boot: boot the kernel with the initramfs under QEMU, stream the console
+# and stop at a wall-clock limit. The guest's /init runs
+# 'test_progs $TEST_ARGS' and writes its exit status to the second serial
+# port, which QEMU stores in $BUILD/result; scripts/check-verdict.sh turns
+# the two files into the verdict.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
+TEST_ARGS=${TEST_ARGS:--t tc_netkit}
+TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
+ACCEL=${ACCEL:-tcg}
+SMP=${SMP:-2}
+MEM=${MEM:-2G}
+BZIMAGE=$KBUILD_OUT/arch/x86/boot/bzImage
+CONSOLE=$BUILD/console.log
+RESULT=$BUILD/result
+
+step boot
+[ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
+[ -f "$BUILD/initramfs.cpio" ] || die "$BUILD/initramfs.cpio not found; run: make initramfs"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; install qemu-system-x86 (make deps)"
+
+case $ACCEL in
+tcg) accel=(-accel tcg -cpu max) ;;
+kvm)
+	# Opt-in only: the KVM on these machines hangs stock kernels
+	# silently; the boot watchdog below still bounds the run.
+	[ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"
+	accel=(-accel kvm -cpu host)
+	;;
+*) die "ACCEL must be tcg or kvm, not '$ACCEL'" ;;
+esac
+
+# The arguments travel in a second cpio archive appended to the first; the
+# kernel unpacks both into the same rootfs.
+args_dir=$(mktemp -d)
+trap 'rm -rf "$args_dir"' EXIT
+mkdir -p "$args_dir/etc/netkit-6.1"
+printf '%s\n' "$TEST_ARGS" >"$args_dir/etc/netkit-6.1/args"
+(cd "$args_dir" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
+cat "$BUILD/initramfs.cpio" "$args_dir/args.cpio" >"$BUILD/boot.cpio"
+
+rm -f "$CONSOLE" "$RESULT"
+: >"$CONSOLE"
+msg "qemu: $ACCEL, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
+msg "guest runs: test_progs $TEST_ARGS"
+qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
+	-nodefaults -display none -no-reboot \
+	-kernel "$BZIMAGE" -initrd "$BUILD/boot.cpio" \
+	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init" \
+	-serial "file:$CONSOLE" -serial "file:$RESULT" \
+	</dev/null >"$LOG" 2>&1 &
+qemu=$!
+tail -n +1 -f --pid="$qemu" "$CONSOLE" &
+tailer=$!
+
+verdict="" booted=""
+t0=$(date +%s)
+while kill -0 "$qemu" 2>/dev/null; do
+	sleep 1
+	elapsed=$(($(date +%s) - t0))
+	if [ -z "$booted" ] && grep -q '^netkit-6.1 guest:' "$CONSOLE"; then
+		booted=$elapsed
+	fi
+	if [ "$elapsed" -ge "$TIMEOUT" ]; then
+		verdict="timeout: the guest did not finish within ${TIMEOUT}s"
+	elif [ -z "$booted" ] && [ "$elapsed" -ge "$BOOT_TIMEOUT" ]; then
+		verdict="boot timeout: /init did not start within ${BOOT_TIMEOUT}s"
+	fi
+	if [ -n "$verdict" ]; then
+		kill "$qemu" 2>/dev/null || true
+		break
+	fi
+done
+rc=0
+wait "$qemu" || rc=$?
+wait "$tailer" 2>/dev/null || true
+
+if [ -n "$verdict" ]; then
+	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
+	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
+	die "$verdict"
+fi
+if [ "$rc" -ne 0 ]; then
+	cat "$LOG" >&2
+	die "qemu exited with status $rc; its output: $LOG"
+fi
+step_done "guest finished, /init started after ${booted:-?}s"
