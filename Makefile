@@ -1,0 +1,111 @@
+# netkit for Linux 6.1 LTS: the pipeline from Debian's linux-source-6.1 to a
+# test_progs verdict in QEMU.
+#
+#   deps -> tree -> apply -> kernel -> selftests -> initramfs -> qemu-test
+#
+# Every step is a script in scripts/ that skips itself when its inputs did
+# not change. 'make help' lists the targets and variables.
+
+SHELL := /bin/bash
+TOP := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+
+NETKIT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/netkit-6.1
+TREE ?= $(NETKIT_CACHE)/linux
+BUILD ?= $(NETKIT_CACHE)/build
+LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+T ?= tc_netkit
+TEST_ARGS ?= -t $(T)
+TIMEOUT ?= 900
+BOOT_TIMEOUT ?= 60
+ACCEL ?= tcg
+SMP ?= 2
+MEM ?= 2G
+JOBS ?= $(shell nproc)
+EXTRA_CONFIGS ?=
+
+export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS TIMEOUT \
+	BOOT_TIMEOUT ACCEL SMP MEM JOBS EXTRA_CONFIGS
+
+.DEFAULT_GOAL := help
+.PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
+	check test lint reset-tree clean distclean
+
+help:
+	@echo 'netkit for Linux 6.1 LTS'
+	@echo
+	@echo 'Pipeline (each step runs the ones before it):'
+	@echo '  deps        install the Debian packages the pipeline needs (apt-get)'
+	@echo '  tree        unpack $(LINUX_TARBALL) into TREE as a git tree, tag base-<version>'
+	@echo '  apply       reset TREE to the base tag and git am patches/series'
+	@echo '  kernel      configure (tinyconfig + configs/*.config) and build the kernel'
+	@echo '  selftests   build test_progs and bpftool from the patched tree'
+	@echo '  initramfs   pack busybox, /init, test_progs, bpftool and ip into a cpio'
+	@echo '  qemu-test   boot it under QEMU, run test_progs $$TEST_ARGS, print the verdict'
+	@echo
+	@echo 'Tests:'
+	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi, lint'
+	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
+	@echo
+	@echo 'Housekeeping:'
+	@echo '  reset-tree  discard hand edits in TREE and return it to the applied series'
+	@echo '  clean       remove build products (BUILD); keeps the unpacked tree'
+	@echo '  distclean   clean, and remove the unpacked tree and ccache (NETKIT_CACHE)'
+	@echo
+	@echo 'Variables (current value):'
+	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
+	@echo '  TREE          $(TREE)'
+	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs, console in BUILD/console.log)'
+	@echo '  T             $(T)   (test_progs -t filter)'
+	@echo '  TEST_ARGS     $(TEST_ARGS)   (full test_progs argument list; overrides T)'
+	@echo '  TIMEOUT       $(TIMEOUT)s for the whole guest run; BOOT_TIMEOUT $(BOOT_TIMEOUT)s until /init'
+	@echo '  ACCEL         $(ACCEL)   (tcg; kvm is opt-in and may hang, the timeouts still apply)'
+	@echo '  SMP, MEM      $(SMP), $(MEM)'
+	@echo '  JOBS          $(JOBS)'
+	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments, e.g. configs/debug.config)'
+
+deps:
+	@scripts/install-deps.sh
+
+tree: deps
+	@scripts/prepare-tree.sh
+
+apply: tree
+	@scripts/apply-series.sh
+
+kernel: apply
+	@scripts/build-kernel.sh
+
+selftests: kernel
+	@scripts/build-selftests.sh
+
+initramfs: selftests
+	@scripts/make-initramfs.sh
+
+boot: initramfs
+	@scripts/run-qemu.sh
+
+qemu-test: boot
+	@scripts/check-verdict.sh
+
+check: apply
+	@scripts/check-series.sh
+	@scripts/lint.sh
+
+test: check
+	@$(MAKE) --no-print-directory qemu-test
+
+lint:
+	@scripts/lint.sh
+
+reset-tree:
+	@scripts/reset-tree.sh
+
+clean:
+	rm -rf '$(BUILD)'
+	@if [ -d '$(TREE)/.git' ]; then \
+		echo "git -C $(TREE) clean tools/ (in-tree selftests, bpftool, libbpf builds)"; \
+		git -C '$(TREE)' clean -q -f -d -x -- tools; \
+	fi
+
+distclean: clean
+	@scripts/distclean.sh

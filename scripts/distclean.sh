@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# distclean: remove what the harness keeps in $NETKIT_CACHE - the unpacked
+# tree, the worktree the series is applied in, the build directory and the
+# ccache - one known path at a time, never the directory wholesale.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+step distclean
+if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
+	die "$TREE was not made by this harness; not removing it"
+fi
+for d in "$BUILD" "$NETKIT_CACHE/am-worktree" "$TREE" "$NETKIT_CACHE/ccache"; do
+	[ -e "$d" ] || continue
+	msg "removing $d"
+	rm -rf "$d"
+done
+rmdir "$NETKIT_CACHE" 2>/dev/null || true
+step_done "done"
