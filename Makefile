@@ -89,6 +89,7 @@ qemu-test: boot
 
 check: apply
 	@scripts/check-series.sh
+	@scripts/check-uapi.sh
 	@scripts/lint.sh
 
 test: check
