@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # kernel: configure the tree from configs/ on a tinyconfig base and build
-# bzImage, vmlinux (BTF for the selftests) and modules in $KBUILD_OUT,
-# through ccache.
+# bzImage, vmlinux (BTF for the selftests), modules and the exported uapi
+# headers in $KBUILD_OUT, through ccache.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,7 @@ KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
 export KBUILD_BUILD_TIMESTAMP
 
 head=$(git -C "$TREE" rev-parse HEAD)
-inputs=$(hash_of "$head" "${KMAKE[*]}" "${FRAGMENTS[@]}")
+inputs=$(hash_of "$0" "$head" "${KMAKE[*]}" "${FRAGMENTS[@]}")
 if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
@@ -77,6 +77,6 @@ if [ "${#unmet[@]}" -ne 0 ]; then
 	die "the config fragments ask for options that olddefconfig dropped (above): a missing dependency? see $KBUILD_OUT/.config"
 fi
 
-run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all
+run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers
 stamp_write kernel "$inputs"
 step_done "$(cat "$KBUILD_OUT/include/config/kernel.release"), log $LOG"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # check-uapi: the netkit and bpf_mprog uapi of the patched tree must be
 # mainline's. selftests/uapi_layout.c prints the values and offsets user
-# space depends on; it is built against mainline's uapi headers (from
-# Debian's linux-source-6.12), against the patched tree's include/uapi and
-# against its tools/include/uapi copy, and the three outputs must agree.
+# space depends on; it is built against mainline's exported uapi headers
+# (from Debian's linux-source-6.12), against the patched tree's and against
+# the tree's tools/include/uapi copy, and the three outputs must agree.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,16 +21,19 @@ step check-uapi
 [ -d "$TREE/.git" ] || die "no tree at $TREE; run: make apply"
 mkdir -p "$OUT"
 
-# Mainline's uapi headers, unpacked once per tarball.
+# The exported uapi headers ('make headers', as user space sees them) of
+# mainline, built once per tarball, and of the patched tree.
 id=$(stat -c '%n %s %Y' "$MAINLINE_TARBALL")
-if [ "$(stamp_read uapi-mainline)" != "$id" ] || [ ! -d "$REF" ]; then
-	rm -rf "$REF"
-	mkdir -p "$REF"
-	msg "unpacking the uapi headers of $(basename "$MAINLINE_TARBALL")"
-	run_logged "$LOG" tar -C "$REF" --strip-components=1 -xf "$MAINLINE_TARBALL" \
-		--wildcards '*/include/uapi/*' '*/arch/x86/include/uapi/*'
+if [ "$(stamp_read uapi-mainline)" != "$id" ] || [ ! -d "$REF/usr/include" ]; then
+	rm -rf "$REF" "$OUT/linux-mainline"
+	mkdir -p "$REF" "$OUT/linux-mainline"
+	msg "exporting the uapi headers of $(basename "$MAINLINE_TARBALL")"
+	run_logged "$LOG" tar -C "$OUT/linux-mainline" --strip-components=1 -xf "$MAINLINE_TARBALL"
+	run_logged "$LOG" submake -C "$OUT/linux-mainline" O="$REF" ARCH=x86_64 headers
+	rm -rf "$OUT/linux-mainline"
 	stamp_write uapi-mainline "$id"
 fi
+run_logged "$LOG" submake -C "$TREE" O="$OUT/tree" ARCH=x86_64 headers
 
 # build NAME UAPI_DIR...: compile and run uapi_layout against the given
 # include directories, enabling the optional constants they define.
@@ -46,9 +49,9 @@ build() {
 	"$OUT/$name" | LC_ALL=C sort >"$OUT/$name.txt"
 }
 
-build mainline "$REF/include/uapi" "$REF/arch/x86/include/uapi"
-build tree "$TREE/include/uapi" "$TREE/arch/x86/include/uapi"
-build tools "$TREE/tools/include/uapi" "$TREE/include/uapi" "$TREE/arch/x86/include/uapi"
+build mainline "$REF/usr/include"
+build tree "$OUT/tree/usr/include"
+build tools "$TREE/tools/include/uapi" "$OUT/tree/usr/include"
 
 # What mainline defines after the reference tree, where the series has it.
 cp "$OUT/mainline.txt" "$OUT/expected.txt"
