@@ -44,7 +44,9 @@ for p in "${patches[@]}"; do
 	# Exceptions explained below the '---' (before the diff).
 	notes=$(sed -n '/^---$/,/^diff --git /p' "$f")
 	ignore=$(sed -nE 's/^checkpatch: ([A-Z_,]+): .+/\1/p' <<<"$notes" | paste -sd, -)
-	out=$(cd "$TREE" && scripts/checkpatch.pl --strict --show-types --no-summary \
+	# checkpatch's SPDX check runs python3 with Debian's python3-ply and
+	# python3-git, so Debian's python3 must come first in PATH.
+	out=$(cd "$TREE" && PATH=/usr/bin:$PATH scripts/checkpatch.pl --strict --show-types --no-summary \
 		${ignore:+--ignore "$ignore"} -q "$f" 2>&1) || true
 	if [ -n "$out" ]; then
 		report "$p" "checkpatch --strict${ignore:+ (ignoring $ignore)}:"

@@ -9,7 +9,7 @@ set -euo pipefail
 # Build the kernel and its tools, build the BPF selftests, assemble the
 # initramfs, boot it, and check the series.
 PACKAGES=(
-	linux-source-6.1
+	linux-source-6.1 dash
 	linux-source-6.12
 	gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
 	xz-utils git ccache rsync cpio perl python3
