@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# verdict: read the console log and the exit status the guest reported and
-# decide. Fails on: no exit status, a non-zero exit status, no test_progs
-# Summary line, no test run at all, any failed or skipped test, and any
-# kernel panic, oops, BUG or WARN on the console.
+# verdict: read the console log and the exit statuses the guest reported
+# and decide. Fails on: no exit status, a non-zero exit status of
+# test_progs or of a guest test, a guest test that did not run, no
+# test_progs Summary line, no test run at all, any failed or skipped test,
+# and any kernel panic, oops, BUG or WARN on the console.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 CONSOLE=${CONSOLE:-$BUILD/console.log}
 RESULT=${RESULT:-$BUILD/result}
+GUEST_TESTS=${GUEST_TESTS-netkit_stats}
 
 step verdict
 [ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make qemu-test"
 log=$(tr -d '\r' <"$CONSOLE")
-problems=()
+problems=() guest_ok=()
 
 # Kernel trouble, as printk formats it. The console also carries test_progs
 # output, so only match what the kernel prints.
@@ -26,6 +28,17 @@ if [ -z "$rc" ]; then
 elif [ "$rc" -ne 0 ]; then
 	problems+=("test_progs exited with status $rc")
 fi
+
+for t in $GUEST_TESTS; do
+	grc=$(sed -n "s/^NETKIT_GUEST $t rc=\([0-9]*\).*/\1/p" "$RESULT" 2>/dev/null | tail -n 1)
+	if [ -z "$grc" ]; then
+		problems+=("guest test $t did not run")
+	elif [ "$grc" -ne 0 ]; then
+		problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -E '^not ok' <<<"$log" | head -n 20)")
+	else
+		guest_ok+=("$t")
+	fi
+done
 
 summary=$(grep -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
 if [ -z "$summary" ]; then
@@ -42,6 +55,7 @@ fi
 
 bad=$(grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
 printf '%s\n' "${summary:-Summary: (none)}"
+[ "${#guest_ok[@]}" -eq 0 ] || printf 'guest tests passed: %s\n' "${guest_ok[*]}"
 if [ "${#problems[@]}" -ne 0 ]; then
 	[ -z "$bad" ] || printf '%s\n' "$bad" >&2
 	printf '  - %s\n' "${problems[@]}" >&2

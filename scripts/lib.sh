@@ -86,7 +86,7 @@ hash_of() {
 submake() {
 	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES \
 		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
-		-u TEST_ARGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
+		-u TEST_ARGS -u GUEST_TESTS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
 		-u JOBS -u EXTRA_CONFIGS make "$@"
 }
 

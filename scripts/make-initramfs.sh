@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# initramfs: a busybox-static cpio with qemu/init, test_progs and every file
-# it loads, the tree's bpftool and Debian's ip/tc (tc_netkit runs ip through
-# system() and checks its exit codes: busybox ip will not do), plus the
-# shared libraries all of them need.
+# initramfs: a busybox-static cpio with Debian's dash as /bin/sh,
+# qemu/init, test_progs and every file it loads, the tree's bpftool and
+# Debian's ip/tc (tc_netkit runs ip through system() and checks its exit
+# codes: busybox ip will not do), the
+# project's guest tests (selftests/guest) and netkit-pair, plus the shared
+# libraries all of them need.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -19,6 +21,8 @@ busybox=$(command -v busybox || true)
 if ldd "$busybox" >/dev/null 2>&1; then
 	die "$busybox is dynamically linked; install busybox-static (make deps)"
 fi
+dash=$(command -v dash || true)
+[ -n "$dash" ] || die "dash not found (Debian's /bin/sh); install dash"
 iproute=()
 for t in ip tc; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" || true)
@@ -35,7 +39,8 @@ for f in "$SELFTESTS"/{test_progs,*.bpf.o,bpf_testmod.ko,urandom_read,liburandom
 done
 bpftool=$SELFTESTS/tools/sbin/bpftool
 
-inputs=$(hash_of "$TOP/qemu/init" "$busybox" "${iproute[@]}" \
+guest=("$TOP"/selftests/guest/*.sh "$BUILD/guest/netkit-pair")
+inputs=$(hash_of "$0" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")")
 if [ "$(stamp_read initramfs)" = "$inputs" ] && [ -f "$OUT" ]; then
@@ -45,18 +50,25 @@ fi
 stamp_clear initramfs
 
 rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/netkit-6.1,proc,sys,dev,tmp,run,root,selftests/bpf/progs}
+mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/netkit-6.1,proc,sys,dev,tmp,run,root,var} \
+	"$ROOT"/selftests/{bpf/progs,netkit-6.1}
+ln -s ../run "$ROOT/var/run"	# network_helpers opens /var/run/netns/<name>
 install -m 0755 "$TOP/qemu/init" "$ROOT/init"
 install -m 0755 "$busybox" "$ROOT/bin/busybox"
 for applet in $("$busybox" --list); do
-	case $applet in busybox | ip | tc) continue ;; esac
+	case $applet in busybox | ip | tc | sh) continue ;; esac
 	ln -sf busybox "$ROOT/bin/$applet"
 done
+# Debian's busybox sh runs its own applets before anything in PATH, so
+# system("ip ...") from test_progs would get busybox's ip: use dash.
+install -m 0755 "$dash" "$ROOT/bin/sh"
 for p in "${iproute[@]}"; do
 	install -m 0755 "$p" "$ROOT/usr/sbin/$(basename "$p")"
 done
 [ -d /etc/iproute2 ] && cp -a /etc/iproute2 "$ROOT/etc/"
 install -m 0755 "$bpftool" "$ROOT/usr/sbin/bpftool"
+install -m 0755 "$BUILD/guest/netkit-pair" "$ROOT/usr/sbin/netkit-pair"
+install -m 0755 "$TOP"/selftests/guest/*.sh "$ROOT/selftests/netkit-6.1/"
 (cd "$SELFTESTS" && cp --parents -a "${payload[@]}" "$ROOT/selftests/bpf/")
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$ROOT/etc/passwd"
 printf 'root:x:0:\n' >"$ROOT/etc/group"

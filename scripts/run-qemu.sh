@@ -10,6 +10,7 @@ set -euo pipefail
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 TEST_ARGS=${TEST_ARGS:--t tc_netkit}
+GUEST_TESTS=${GUEST_TESTS-netkit_stats}  # selftests/guest/<name>.sh, after test_progs
 TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
 ACCEL=${ACCEL:-tcg}
@@ -41,6 +42,10 @@ args_dir=$(mktemp -d)
 trap 'rm -rf "$args_dir"' EXIT
 mkdir -p "$args_dir/etc/netkit-6.1"
 printf '%s\n' "$TEST_ARGS" >"$args_dir/etc/netkit-6.1/args"
+printf '%s\n' "$GUEST_TESTS" >"$args_dir/etc/netkit-6.1/guest-tests"
+for t in $GUEST_TESTS; do
+	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
+done
 (cd "$args_dir" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
 cat "$BUILD/initramfs.cpio" "$args_dir/args.cpio" >"$BUILD/boot.cpio"
@@ -48,7 +53,7 @@ cat "$BUILD/initramfs.cpio" "$args_dir/args.cpio" >"$BUILD/boot.cpio"
 rm -f "$CONSOLE" "$RESULT"
 : >"$CONSOLE"
 msg "qemu: $ACCEL, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
-msg "guest runs: test_progs $TEST_ARGS"
+msg "guest runs: test_progs $TEST_ARGS${GUEST_TESTS:+; then selftests/guest: $GUEST_TESTS}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$BZIMAGE" -initrd "$BUILD/boot.cpio" \

@@ -1,0 +1,102 @@
+#!/bin/sh
+# netkit_stats: the counters 'ip -s link' shows for a netkit pair move with
+# the traffic that crosses it (mainline ae1658272c64, "netkit: Add tstats
+# per-CPU traffic counters"), and what the default policy drops is counted
+# as a drop, not as traffic.
+#
+# Runs in the test guest as root, prints one "ok"/"not ok" line per check
+# and exits non-zero if any check failed or the setup did not work.
+
+NS=nkstats
+fail=0
+
+# counter NETNS DEV rx|tx FIELD: one counter from 'ip -s -j link show';
+# NETNS "-" is the initial namespace.
+counter() {
+	if [ "$1" = - ]; then
+		ip -s -j link show dev "$2"
+	else
+		ip -n "$1" -s -j link show dev "$2"
+	fi | sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
+		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
+}
+
+# expect_ge DESCRIPTION VALUE MINIMUM
+expect_ge() {
+	if [ -n "$2" ] && [ "$2" -ge "$3" ]; then
+		echo "ok - $1 ($2 >= $3)"
+	else
+		echo "not ok - $1 (${2:-no value}, expected >= $3)"
+		fail=1
+	fi
+}
+
+expect() { # expect DESCRIPTION STATUS
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		fail=1
+	fi
+}
+
+setup() {
+	ip netns add "$NS" &&
+		ip -n "$NS" link set lo up &&
+		netkit-pair nks1 nks0 l3 pass pass &&
+		ip link set nks0 netns "$NS" &&
+		ip link set nks1 up &&
+		ip addr add 10.99.0.1/24 dev nks1 &&
+		ip -n "$NS" link set nks0 up &&
+		ip -n "$NS" addr add 10.99.0.2/24 dev nks0 &&
+		netkit-pair nkd1 nkd0 l3 pass drop &&
+		ip link set nkd0 netns "$NS" &&
+		ip link set nkd1 up &&
+		ip addr add 10.98.0.1/24 dev nkd1 &&
+		ip -n "$NS" link set nkd0 up &&
+		ip -n "$NS" addr add 10.98.0.2/24 dev nkd0
+}
+
+cleanup() {
+	ip link del nks1 2>/dev/null
+	ip link del nkd1 2>/dev/null
+	ip netns del "$NS" 2>/dev/null
+}
+
+if ! setup; then
+	echo "not ok - setting up two netkit pairs"
+	cleanup
+	exit 1
+fi
+
+# Pair 1, both policies pass: five echo requests out of the primary, five
+# replies back from the peer.
+p_tx=$(counter - nks1 tx packets)
+p_rx=$(counter - nks1 rx packets)
+p_txb=$(counter - nks1 tx bytes)
+q_tx=$(counter "$NS" nks0 tx packets)
+q_rx=$(counter "$NS" nks0 rx packets)
+q_rxb=$(counter "$NS" nks0 rx bytes)
+ping -c 5 -W 2 10.99.0.2 >/dev/null
+expect "ping across a pass/pass pair" $?
+expect_ge "primary tx packets" "$(counter - nks1 tx packets)" $((p_tx + 5))
+expect_ge "primary rx packets" "$(counter - nks1 rx packets)" $((p_rx + 5))
+expect_ge "primary tx bytes" "$(counter - nks1 tx bytes)" $((p_txb + 5 * 84))
+expect_ge "peer rx packets" "$(counter "$NS" nks0 rx packets)" $((q_rx + 5))
+expect_ge "peer tx packets" "$(counter "$NS" nks0 tx packets)" $((q_tx + 5))
+expect_ge "peer rx bytes" "$(counter "$NS" nks0 rx bytes)" $((q_rxb + 5 * 84))
+
+# Pair 2, the peer drops by default: the requests arrive, every reply is
+# dropped in the peer's transmit path.
+d_rx=$(counter "$NS" nkd0 rx packets)
+d_tx=$(counter "$NS" nkd0 tx packets)
+d_drop=$(counter "$NS" nkd0 tx dropped)
+! ping -c 3 -W 1 10.98.0.2 >/dev/null 2>&1
+expect "ping across a pass/drop pair fails" $?
+expect_ge "drop peer rx packets" "$(counter "$NS" nkd0 rx packets)" $((d_rx + 3))
+expect_ge "drop peer tx dropped" "$(counter "$NS" nkd0 tx dropped)" $((d_drop + 3))
+[ "$(counter "$NS" nkd0 tx packets)" = "$d_tx" ]
+expect "drop peer tx packets unchanged ($d_tx)" $?
+
+cleanup
+exit "$fail"
