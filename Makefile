@@ -15,6 +15,7 @@ BUILD ?= $(NETKIT_CACHE)/build
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 T ?= tc_netkit
 TEST_ARGS ?= -t $(T)
+GUEST_TESTS ?= netkit_stats
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
@@ -23,12 +24,12 @@ MEM ?= 2G
 JOBS ?= $(shell nproc)
 EXTRA_CONFIGS ?=
 
-export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS TIMEOUT \
+export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS GUEST_TESTS TIMEOUT \
 	BOOT_TIMEOUT ACCEL SMP MEM JOBS EXTRA_CONFIGS
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
-	check test lint reset-tree clean distclean
+	check check-bisect test lint reset-tree clean distclean
 
 help:
 	@echo 'netkit for Linux 6.1 LTS'
@@ -40,11 +41,12 @@ help:
 	@echo '  kernel      configure (tinyconfig + configs/*.config) and build the kernel'
 	@echo '  selftests   build test_progs and bpftool from the patched tree'
 	@echo '  initramfs   pack busybox, /init, test_progs, bpftool and ip into a cpio'
-	@echo '  qemu-test   boot it under QEMU, run test_progs $$TEST_ARGS, print the verdict'
+	@echo '  qemu-test   boot it under QEMU, run test_progs $$TEST_ARGS and the guest tests, print the verdict'
 	@echo
 	@echo 'Tests:'
 	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi, lint'
 	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
+	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
 	@echo
 	@echo 'Housekeeping:'
 	@echo '  reset-tree  discard hand edits in TREE and return it to the applied series'
@@ -57,6 +59,7 @@ help:
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs, console in BUILD/console.log)'
 	@echo '  T             $(T)   (test_progs -t filter)'
 	@echo '  TEST_ARGS     $(TEST_ARGS)   (full test_progs argument list; overrides T)'
+	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (selftests/guest/<name>.sh run after test_progs; empty for none)'
 	@echo '  TIMEOUT       $(TIMEOUT)s for the whole guest run; BOOT_TIMEOUT $(BOOT_TIMEOUT)s until /init'
 	@echo '  ACCEL         $(ACCEL)   (tcg; kvm is opt-in and may hang, the timeouts still apply)'
 	@echo '  SMP, MEM      $(SMP), $(MEM)'
@@ -91,6 +94,9 @@ check: apply
 	@scripts/check-series.sh
 	@scripts/check-uapi.sh
 	@scripts/lint.sh
+
+check-bisect: kernel
+	@scripts/check-bisect.sh
 
 test: check
 	@$(MAKE) --no-print-directory qemu-test
