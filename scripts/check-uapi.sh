@@ -45,13 +45,14 @@ build() {
 	done
 	local inc=()
 	for d in "$@"; do inc+=(-I "$d"); done
-	run_logged "$LOG" gcc -Wall -Werror -o "$OUT/$name" "${defs[@]}" "${inc[@]}" "$SRC"
-	"$OUT/$name" | LC_ALL=C sort >"$OUT/$name.txt"
+	run_logged "$LOG" gcc -Wall -Werror -o "$OUT/layout-$name" "${defs[@]}" "${inc[@]}" "$SRC"
+	"$OUT/layout-$name" | LC_ALL=C sort >"$OUT/$name.txt"
 }
 
 build mainline "$REF/usr/include"
 build tree "$OUT/tree/usr/include"
-build tools "$TREE/tools/include/uapi" "$OUT/tree/usr/include"
+# As libbpf and the selftests include them: tools/include, then its uapi.
+build tools "$TREE/tools/include/uapi" "$TREE/tools/include" "$OUT/tree/usr/include"
 
 # What mainline defines after the reference tree, where the series has it.
 cp "$OUT/mainline.txt" "$OUT/expected.txt"
