@@ -70,7 +70,7 @@ for p in "${patches[@]}"; do
 			[[ " ${objs[*]} " == *" $o "* ]] || continue
 			rm -f "$OUT/kernel/$o"
 			w1=$("${KMAKE[@]}" W=1 "$o" 2>&1) || fail_with_log "$LOG" "W=1 build of $o after $p" 1
-			if grep -q 'warning:' <<<"$w1"; then
+			if grep -qE "${o%.o}\.[ch]:[0-9]+:[0-9]+: warning:" <<<"$w1"; then
 				printf '%s\n' "$w1" >>"$LOG"
 				die "W=1 warnings in $o after $p; see $LOG"
 			fi
