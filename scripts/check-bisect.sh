@@ -58,6 +58,9 @@ for p in "${patches[@]}"; do
 		esac
 	done
 	if [ "$kconfig" -eq 1 ] || [ "${#objs[@]}" -gt 0 ]; then
+		# olddefconfig drops CONFIG_NETKIT before the driver exists:
+		# ask for it again at every position.
+		cat "$TOP/configs/netkit.config" >>"$OUT/kernel/.config"
 		run_logged "$LOG" "${KMAKE[@]}" olddefconfig
 		# Only objects this configuration builds (netkit.o once it exists).
 		mapfile -t objs < <(printf '%s\n' "${objs[@]}" | sort -u | while read -r o; do
