@@ -24,7 +24,7 @@ done
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$VMLINUX" KDIR="$KBUILD_OUT")
 head=$(git -C "$TREE" rev-parse HEAD)
 inputs=$(hash_of "$0" "$head" "${STMAKE[*]}" "$(stat -c '%s %Y' "$VMLINUX")" \
-	"$TOP/selftests/netkit-pair.c")
+	"$TOP"/selftests/netkit-*.c)
 if [ "$(stamp_read selftests)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
 	step_done "unchanged"
 	exit 0
@@ -32,8 +32,10 @@ fi
 stamp_clear selftests
 
 mkdir -p "$BUILD/guest"
-run_logged "$LOG" gcc -O2 -Wall -Wextra -Werror -static -I "$KBUILD_OUT/usr/include" \
-	-o "$BUILD/guest/netkit-pair" "$TOP/selftests/netkit-pair.c"
+for src in "$TOP"/selftests/netkit-*.c; do
+	run_logged "$LOG" gcc -O2 -Wall -Wextra -Werror -static -I "$KBUILD_OUT/usr/include" \
+		-o "$BUILD/guest/$(basename "$src" .c)" "$src"
+done
 run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "$SELFTESTS/test_progs"
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"

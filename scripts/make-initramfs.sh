@@ -3,7 +3,7 @@
 # qemu/init, test_progs and every file it loads, the tree's bpftool and
 # Debian's ip/tc (tc_netkit runs ip through system() and checks its exit
 # codes: busybox ip will not do), the
-# project's guest tests (selftests/guest) and netkit-pair, plus the shared
+# project's guest tests (selftests/guest) and their helpers, plus the shared
 # libraries all of them need.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -39,7 +39,7 @@ for f in "$SELFTESTS"/{test_progs,*.bpf.o,bpf_testmod.ko,urandom_read,liburandom
 done
 bpftool=$SELFTESTS/tools/sbin/bpftool
 
-guest=("$TOP"/selftests/guest/*.sh "$BUILD/guest/netkit-pair")
+guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-*)
 inputs=$(hash_of "$0" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")")
@@ -67,7 +67,7 @@ for p in "${iproute[@]}"; do
 done
 [ -d /etc/iproute2 ] && cp -a /etc/iproute2 "$ROOT/etc/"
 install -m 0755 "$bpftool" "$ROOT/usr/sbin/bpftool"
-install -m 0755 "$BUILD/guest/netkit-pair" "$ROOT/usr/sbin/netkit-pair"
+install -m 0755 "$BUILD"/guest/netkit-* "$ROOT/usr/sbin/"
 install -m 0755 "$TOP"/selftests/guest/*.sh "$ROOT/selftests/netkit-6.1/"
 (cd "$SELFTESTS" && cp --parents -a "${payload[@]}" "$ROOT/selftests/bpf/")
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$ROOT/etc/passwd"

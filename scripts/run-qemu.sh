@@ -10,7 +10,7 @@ set -euo pipefail
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 TEST_ARGS=${TEST_ARGS:--t tc_netkit,tc_redirect}
-GUEST_TESTS=${GUEST_TESTS-netkit_stats}  # selftests/guest/<name>.sh, after test_progs
+GUEST_TESTS=${GUEST_TESTS-netkit_stats bpftool_netkit}  # selftests/guest/<name>.sh, after test_progs
 TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
 ACCEL=${ACCEL:-tcg}
