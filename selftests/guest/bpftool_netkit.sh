@@ -7,28 +7,10 @@
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
 
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
 PIN=/sys/fs/bpf/bpftool_netkit_link
-fail=0
-
-expect() { # expect DESCRIPTION STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-	else
-		echo "not ok - $1"
-		fail=1
-	fi
-}
-
-# expect_match DESCRIPTION EXTENDED-REGEX TEXT
-expect_match() {
-	if printf '%s\n' "$3" | grep -qE "$2"; then
-		echo "ok - $1"
-	else
-		echo "not ok - $1"
-		printf '%s\n' "$3" | sed 's/^/  got: /'
-		fail=1
-	fi
-}
 
 cleanup() {
 	ip link del nkb1 2>/dev/null

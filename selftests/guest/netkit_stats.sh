@@ -7,8 +7,10 @@
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
 
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
 NS=nkstats
-fail=0
 
 # counter NETNS DEV rx|tx FIELD: one counter from 'ip -s -j link show';
 # NETNS "-" is the initial namespace.
@@ -19,25 +21,6 @@ counter() {
 		ip -n "$1" -s -j link show dev "$2"
 	fi | sed -n "s/.*\"$3\":{\([^}]*\)}.*/\1/p" |
 		sed -n "s/.*\"$4\":\([0-9]*\).*/\1/p"
-}
-
-# expect_ge DESCRIPTION VALUE MINIMUM
-expect_ge() {
-	if [ -n "$2" ] && [ "$2" -ge "$3" ]; then
-		echo "ok - $1 ($2 >= $3)"
-	else
-		echo "not ok - $1 (${2:-no value}, expected >= $3)"
-		fail=1
-	fi
-}
-
-expect() { # expect DESCRIPTION STATUS
-	if [ "$2" -eq 0 ]; then
-		echo "ok - $1"
-	else
-		echo "not ok - $1"
-		fail=1
-	fi
 }
 
 setup() {

@@ -1,0 +1,35 @@
+# shellcheck shell=sh
+# Helpers of the guest tests, sourced by them; prints TAP-like lines.
+# Every check prints "ok - ..." or "not ok - ..."; a failed one sets $fail,
+# which the test passes to exit.
+
+# shellcheck disable=SC2034 # read by the tests that source this file
+fail=0
+
+expect() { # expect DESCRIPTION STATUS
+	if [ "$2" -eq 0 ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		fail=1
+	fi
+}
+
+expect_ge() { # expect_ge DESCRIPTION VALUE MINIMUM
+	if [ -n "$2" ] && [ "$2" -ge "$3" ]; then
+		echo "ok - $1 ($2 >= $3)"
+	else
+		echo "not ok - $1 (${2:-no value}, expected >= $3)"
+		fail=1
+	fi
+}
+
+expect_match() { # expect_match DESCRIPTION EXTENDED-REGEX TEXT
+	if printf '%s\n' "$3" | grep -qE "$2"; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1"
+		printf '%s\n' "$3" | sed 's/^/  got: /'
+		fail=1
+	fi
+}
