@@ -10,7 +10,6 @@ set -euo pipefail
 
 CONSOLE=${CONSOLE:-$BUILD/console.log}
 RESULT=${RESULT:-$BUILD/result}
-GUEST_TESTS=${GUEST_TESTS-netkit_stats bpftool_netkit}
 
 step verdict
 [ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make qemu-test"

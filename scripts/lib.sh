@@ -10,6 +10,10 @@
 : "${TREE:=$NETKIT_CACHE/linux}"
 : "${BUILD:=$NETKIT_CACHE/build}"
 : "${LINUX_TARBALL:=/usr/src/linux-source-6.1.tar.xz}"
+# What the guest runs, for run-qemu.sh and check-verdict.sh (the
+# Makefile passes its own T/TEST_ARGS and GUEST_TESTS).
+: "${TEST_ARGS:=-t tc_netkit,tc_redirect}"
+: "${GUEST_TESTS=netkit_stats bpftool_netkit}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LOGDIR="$BUILD/logs"
 # shellcheck disable=SC2034

@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # boot: boot the kernel with the initramfs under QEMU, stream the console
 # and stop at a wall-clock limit. The guest's /init runs
-# 'test_progs $TEST_ARGS' and writes its exit status to the second serial
-# port, which QEMU stores in $BUILD/result; scripts/check-verdict.sh turns
-# the two files into the verdict.
+# 'test_progs $TEST_ARGS', then the guest tests named in $GUEST_TESTS, and
+# writes their exit statuses to the second serial port, which QEMU stores
+# in $BUILD/result; scripts/check-verdict.sh turns the console log and
+# that file into the verdict.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
-TEST_ARGS=${TEST_ARGS:--t tc_netkit,tc_redirect}
-GUEST_TESTS=${GUEST_TESTS-netkit_stats bpftool_netkit}  # selftests/guest/<name>.sh, after test_progs
 TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
 ACCEL=${ACCEL:-tcg}
