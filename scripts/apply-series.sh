@@ -54,11 +54,39 @@ am() { git -C "$AM_TREE" "$@"; }
 if [ -d "$(am rev-parse --git-path rebase-apply)" ]; then
 	am am --abort >>"$LOG" 2>&1 || true
 fi
-run_logged "$LOG" am reset -q --hard "$base"
+
+# keys[i] names the series up to and including patch i (the base and the
+# contents of patches 0..i). The last run recorded, for each position, its
+# key and the commit it produced: the longest prefix whose key is
+# unchanged is not applied again. Those commits are ancestors of
+# $APPLIED_REF, so they cannot be garbage-collected.
+keys=()
+key=$(tree_git rev-parse "$base^{commit}")
+for i in "${!paths[@]}"; do
+	key=$(printf '%s %s\n' "$key" "$(sha256sum <"${paths[$i]}")" | sha256sum | cut -c1-40)
+	keys[i]=$key
+done
+start=$base skip=0
+if [ "$(tree_git rev-parse -q --verify "$APPLIED_REF" || true)" != "" ]; then
+	mapfile -t recorded < <(stamp_read apply-prefix)
+	for i in "${!keys[@]}"; do
+		r=${recorded[$i]:-}
+		[ "${r%% *}" = "${keys[$i]}" ] || break
+		c=${r#* }
+		tree_git merge-base --is-ancestor "$c" "$APPLIED_REF" 2>/dev/null || break
+		start=$c skip=$((i + 1))
+	done
+fi
+[ "$skip" -eq 0 ] || msg "patches 1-$skip unchanged since the last apply: starting after ${patches[$((skip - 1))]}"
+run_logged "$LOG" am reset -q --hard "$start"
 run_logged "$LOG" am clean -q -f -d -x
 
-n=0
-for i in "${!patches[@]}"; do
+n=$skip
+prefix=()
+for ((i = 0; i < skip; i++)); do
+	prefix+=("${recorded[$i]}")
+done
+for ((i = skip; i < ${#patches[@]}; i++)); do
 	n=$((i + 1))
 	if ! am am -q --committer-date-is-author-date "${paths[$i]}" >"$LOG.am" 2>&1; then
 		cat "$LOG.am" >>"$LOG"
@@ -75,6 +103,7 @@ for i in "${!patches[@]}"; do
 		die "apply failed at ${patches[$i]}"
 	fi
 	cat "$LOG.am" >>"$LOG"
+	prefix+=("${keys[$i]} $(am rev-parse HEAD)")
 done
 rm -f "$LOG.am"
 
@@ -83,4 +112,5 @@ run_logged "$LOG" git -C "$TREE" update-ref "$APPLIED_REF" "$new"
 changed=$(tree_git diff --name-only HEAD "$new" | wc -l)
 run_logged "$LOG" git -C "$TREE" checkout -q --detach "$new"
 stamp_write apply "$inputs"
-step_done "$n patches on $base, $changed files changed in $TREE"
+stamp_write apply-prefix "$(printf '%s\n' "${prefix[@]}")"
+step_done "$((n - skip)) of $n patches applied on $base, $changed files changed in $TREE"
