@@ -22,6 +22,17 @@ FRAGMENTS=(
 export CCACHE_DIR=${CCACHE_DIR:-$NETKIT_CACHE/ccache}
 export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu
 KMAKE=(submake -C "$TREE" O="$KBUILD_OUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+# pahole's -j (which the tree's pahole-flags.sh passes to pahole >= 1.22)
+# encodes BTF in threads and numbers the types in a different order on
+# every link (measured with Debian's pahole 1.24). Without it, BTF only
+# changes when the types do, and the selftests step can see that a kernel
+# change left the BTF alone and rebuild nothing (scripts/build-selftests.sh).
+# It costs ~3 s per vmlinux link.
+if [ -x "$TREE/scripts/pahole-flags.sh" ] && command -v pahole >/dev/null; then
+	pahole_flags=$(cd "$TREE" && PAHOLE=pahole scripts/pahole-flags.sh)
+	pahole_flags=$(sed -E 's/(^| )-j( |$)/\1/; s/  +/ /g; s/^ | $//g' <<<"$pahole_flags")
+	KMAKE+=(PAHOLE_FLAGS="$pahole_flags")
+fi
 
 step kernel
 [ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"

@@ -21,12 +21,41 @@ for tool in clang llc bpftool pahole; do
 	command -v "$tool" >/dev/null || die "$tool not found; run: make deps"
 done
 
-STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$VMLINUX" KDIR="$KBUILD_OUT")
-head=$(git -C "$TREE" rev-parse HEAD)
-inputs=$(hash_of "$0" "$head" "${STMAKE[*]}" "$(stat -c '%s %Y' "$VMLINUX")" \
+# What the selftests see of the kernel is its BTF (vmlinux.h, and the base
+# of bpf_testmod.ko's split BTF), its headers and its config (bpf_testmod
+# is compiled against them). VMLINUX_BTF is therefore not vmlinux itself,
+# whose mtime moves with every relink, but $BTF_FILE, its raw .BTF
+# section, rewritten only when one of those three changed. A kernel change
+# that leaves them alone (a comment, a function body) rebuilds nothing
+# here; a change to the headers or config that leaves the BTF alone
+# rebuilds only bpf_testmod.ko (vmlinux.h is then passed to make as
+# up to date with -o, so no BPF object is rebuilt).
+BTF_DIR=$BUILD/selftests-btf
+BTF_FILE=$BTF_DIR/vmlinux.btf
+VMLINUX_H=$SELFTESTS/tools/include/vmlinux.h
+mkdir -p "$BTF_DIR"
+objcopy -O binary --only-section=.BTF "$VMLINUX" "$BTF_DIR/new.btf" ||
+	die "cannot extract .BTF from $VMLINUX (CONFIG_DEBUG_INFO_BTF off?)"
+[ -s "$BTF_DIR/new.btf" ] || die "$VMLINUX has an empty .BTF section"
+btf_hash=$(sha256sum <"$BTF_DIR/new.btf" | cut -c1-16)
+kernel_api=$(hash_of "$btf_hash" "$KBUILD_OUT/.config" \
+	"$(tree_git rev-parse HEAD:include HEAD:arch/x86/include)")
+if [ "$(stamp_read selftests-kernel-api)" != "$kernel_api" ] || [ ! -f "$BTF_FILE" ]; then
+	mv -f "$BTF_DIR/new.btf" "$BTF_FILE"
+	stamp_write selftests-kernel-api "$kernel_api"
+else
+	rm -f "$BTF_DIR/new.btf"
+fi
+keep_h=()
+if [ "$(stamp_read selftests-btf)" = "$btf_hash" ] && [ -f "$VMLINUX_H" ]; then
+	keep_h=(-o "$VMLINUX_H")
+fi
+
+STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
+inputs=$(hash_of "$0" "$kernel_api" "$(tree_git rev-parse HEAD:tools)" "${STMAKE[*]}" \
 	"$TOP"/selftests/netkit-*.c)
 if [ "$(stamp_read selftests)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
-	step_done "unchanged"
+	step_done "unchanged: same BTF, headers, config and tools/"
 	exit 0
 fi
 stamp_clear selftests
@@ -36,8 +65,15 @@ for src in "$TOP"/selftests/netkit-*.c; do
 	run_logged "$LOG" gcc -O2 -Wall -Wextra -Werror -static -I "$KBUILD_OUT/usr/include" \
 		-o "$BUILD/guest/$(basename "$src" .c)" "$src"
 done
-run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "$SELFTESTS/test_progs"
+if [ "${#keep_h[@]}" -ne 0 ]; then
+	msg "BTF unchanged ($btf_hash): vmlinux.h and the BPF objects stay"
+else
+	msg "BTF ${btf_hash}: vmlinux.h is regenerated"
+fi
+run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"
+stamp_write selftests-btf "$btf_hash"
 stamp_write selftests "$inputs"
-step_done "$(find "$SELFTESTS" -maxdepth 1 -name '*.bpf.o' | wc -l) BPF objects, log $LOG"
+rebuilt=$(grep -cE '^ +CLNG-BPF' "$LOG" || true)
+step_done "$rebuilt BPF objects compiled, $(find "$SELFTESTS" -maxdepth 1 -name '*.bpf.o' | wc -l) in all, log $LOG"
