@@ -13,6 +13,8 @@ KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
 BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
 ACCEL=${ACCEL:-tcg}
+QEMU_CPU=${QEMU_CPU:-max}  # the CPU model under TCG
+TCG_OPTS=${TCG_OPTS:-}     # more -accel tcg options, e.g. tb-size=512
 SMP=${SMP:-2}
 MEM=${MEM:-2G}
 BZIMAGE=$KBUILD_OUT/arch/x86/boot/bzImage
@@ -25,7 +27,7 @@ step boot
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; install qemu-system-x86 (make deps)"
 
 case $ACCEL in
-tcg) accel=(-accel tcg -cpu max) ;;
+tcg) accel=(-accel "tcg${TCG_OPTS:+,$TCG_OPTS}" -cpu "$QEMU_CPU") ;;
 kvm)
 	# Opt-in only: the KVM on these machines hangs stock kernels
 	# silently; the boot watchdog below still bounds the run.
@@ -51,7 +53,7 @@ cat "$BUILD/initramfs.cpio" "$args_dir/args.cpio" >"$BUILD/boot.cpio"
 
 rm -f "$CONSOLE" "$RESULT"
 : >"$CONSOLE"
-msg "qemu: $ACCEL, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
+msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
 msg "guest runs: test_progs $TEST_ARGS${GUEST_TESTS:+; then selftests/guest: $GUEST_TESTS}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
