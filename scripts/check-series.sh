@@ -3,8 +3,10 @@
 # has shown that the series applies to the pristine base with git am.
 #
 #  - every patch is a git format-patch mail: From <sha> line, From:, Date:,
-#    Subject: [PATCH...], a 'commit <sha> upstream.' reference, a
-#    Signed-off-by, a '---' separator and a diff;
+#    Subject: [PATCH...], a 'commit <sha> upstream.' reference (or, for a
+#    patch that only 6.1 needs, '(6.1 only)' at the end of the subject and
+#    a '[ 6.1 only: ... ]' note), a Signed-off-by, a '---' separator and a
+#    diff;
 #  - scripts/checkpatch.pl --strict reports nothing, except message types a
 #    patch explains below its '---' line as
 #        checkpatch: TYPE[,TYPE...]: why
@@ -36,8 +38,17 @@ for p in "${patches[@]}"; do
 	grep -qE '^Subject: \[PATCH[^]]*\] ' "$f" || report "$p" "Subject: has no [PATCH] prefix"
 	# The message is everything before the first '---' line.
 	body=$(sed -n '/^$/,/^---$/p' "$f")
-	grep -qE '^commit [0-9a-f]{40} upstream\.$' <<<"$body" ||
-		report "$p" "no 'commit <40-hex sha> upstream.' line in the message"
+	# A backport names its mainline commit; a patch that exists only for
+	# 6.1 says so in its subject and in a '[ 6.1 only: why ]' note.
+	if grep -qE '^Subject: .*\(6\.1 only\)$' <<<"$(sed -n '/^Subject: /,/^$/p' "$f" | sed -e ':a;N;$!ba;s/\n / /g')"; then
+		grep -qE '^\[ 6\.1 only: ' <<<"$body" ||
+			report "$p" "a '(6.1 only)' patch needs a '[ 6.1 only: ... ]' note in its message"
+		! grep -qE '^commit [0-9a-f]{40} upstream\.$' <<<"$body" ||
+			report "$p" "a '(6.1 only)' patch cannot name an upstream commit"
+	else
+		grep -qE '^commit [0-9a-f]{40} upstream\.$' <<<"$body" ||
+			report "$p" "no 'commit <40-hex sha> upstream.' line in the message (or '(6.1 only)' in the subject)"
+	fi
 	grep -qE '^Signed-off-by: .+ <.+@.+>$' <<<"$body" || report "$p" "no Signed-off-by"
 	grep -qE '^diff --git ' "$f" || report "$p" "no diff"
 

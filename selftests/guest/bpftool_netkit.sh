@@ -2,7 +2,10 @@
 # bpftool_netkit: what bpftool shows for netkit attachments, against the
 # output format of mainline's bpftool (netkit/0005, netkit/0006), and that
 # 'bpftool cgroup tree' still works with netkit in the kernel
-# (followup/0012, followup/0021).
+# (followup/0012, followup/0021), that 'bpftool cgroup show' does not take
+# netkit programs for cgroup ones when a netkit ifindex equals the cgroup fd
+# (b69d4413aa19), and that 'bpftool feature list_builtins' lists the netkit
+# attach and link types past 6.1's unnamed gaps.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -54,6 +57,55 @@ expect_match "net show -j: peer" \
 # not make it fail.
 bpftool cgroup tree /sys/fs/cgroup >/dev/null
 expect "bpftool cgroup tree exits 0" $?
+
+# bpftool cgroup show passes the cgroup's fd in the BPF_PROG_QUERY field
+# that netkit reads as the ifindex. Give six netkit devices with programs
+# the free ifindexes K..K+5, and start bpftool with every fd below K open
+# (netkit-fdpad), so that the cgroup fd it opens is one of them even if it
+# opens a few files first: only cgroup programs may show. The cgroup needs
+# a program of its own, or bpftool lists nothing at all.
+CG_PIN=/sys/fs/bpf/bpftool_netkit_cg
+bpftool prog load /selftests/bpf/metadata_unused.bpf.o "$CG_PIN" &&
+	bpftool cgroup attach /sys/fs/cgroup egress pinned "$CG_PIN"
+expect "a cgroup_skb/egress program on the root cgroup" $?
+k=40
+while [ -n "$(for i in 0 1 2 3 4 5 100 101 102 103 104 105; do
+	grep -lx "$((k + i))" /sys/class/net/*/ifindex 2>/dev/null; done)" ]; do
+	k=$((k + 10))
+done
+ok=0
+for i in 0 1 2 3 4 5; do
+	netkit-pair -i "$((k + i)):$((k + i + 100))" "nkc$i" "nkcp$i" &&
+		netkit-attach "nkc$i" primary prog || ok=1
+done
+expect "netkit devices with ifindexes $k-$((k + 5)), each with a program" "$ok"
+out=$(netkit-fdpad "$k" bpftool cgroup show /sys/fs/cgroup)
+expect "bpftool cgroup show (cgroup fd >= $k) exits 0" $?
+expect_match "cgroup show lists the cgroup program" '^[0-9]+ +cgroup_inet_egress +prog' "$out"
+expect_match "cgroup show lists no netkit program" '^$' "$(printf '%s\n' "$out" | grep -E 'nk_pass|netkit')"
+out=$(netkit-fdpad "$k" bpftool cgroup tree /sys/fs/cgroup)
+expect "bpftool cgroup tree (cgroup fd >= $k) exits 0" $?
+expect_match "cgroup tree lists no netkit program" '^$' "$(printf '%s\n' "$out" | grep -E 'nk_pass|netkit')"
+for i in 0 1 2 3 4 5; do
+	ip link del "nkc$i" 2>/dev/null
+done
+bpftool cgroup detach /sys/fs/cgroup egress pinned "$CG_PIN"
+rm -f "$CG_PIN"
+
+# list_builtins: 6.1's attach and link types have unnamed gaps below the
+# netkit numbers; the listing must go past them, and name no type there.
+out=$(bpftool feature list_builtins attach_types)
+expect "list_builtins attach_types exits 0" $?
+last=$(printf '%s\n' "$out" | tail -n 3 | tr '\n' ' ')
+[ "$last" = "lsm_cgroup netkit_primary netkit_peer " ]
+expect "attach_types: 6.1's last (lsm_cgroup), then netkit_primary and netkit_peer (got: $last)" $?
+out=$(bpftool feature list_builtins link_types)
+expect "list_builtins link_types exits 0" $?
+last=$(printf '%s\n' "$out" | tail -n 2 | tr '\n' ' ')
+[ "$last" = "struct_ops netkit " ]
+expect "link_types: struct_ops then netkit, nothing between (got: $last)" $?
+out=$(bpftool -j feature list_builtins link_types)
+expect_match "link_types -j ends with netkit" '"struct_ops","netkit"\]$' "$out"
 
 # Once the device is gone, the pinned link is detached.
 ip link del nkb1
