@@ -15,21 +15,23 @@ BUILD ?= $(NETKIT_CACHE)/build
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 T ?= tc_netkit,tc_redirect
 TEST_ARGS ?= -t $(T)
-GUEST_TESTS ?= netkit_stats bpftool_netkit
+GUEST_TESTS ?= netkit_stats bpftool_netkit netkit_pairing
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
+QEMU_CPU ?= max
+TCG_OPTS ?=
 SMP ?= 2
 MEM ?= 2G
 JOBS ?= $(shell nproc)
 EXTRA_CONFIGS ?=
 
 export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS GUEST_TESTS TIMEOUT \
-	BOOT_TIMEOUT ACCEL SMP MEM JOBS EXTRA_CONFIGS
+	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
-	check check-bisect test lint reset-tree clean distclean
+	check check-bisect test lint cover-letter mbox reset-tree clean distclean
 
 help:
 	@echo 'netkit for Linux 6.1 LTS'
@@ -44,9 +46,14 @@ help:
 	@echo '  qemu-test   boot it under QEMU, run test_progs $$TEST_ARGS and the guest tests, print the verdict'
 	@echo
 	@echo 'Tests:'
-	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi, lint'
+	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi,'
+	@echo '              cover letter current, mbox (git am) and quilt apply, lint'
 	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
+	@echo
+	@echo 'Posting:'
+	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
+	@echo '  mbox        write the thread (cover letter + [PATCH 6.1 n/N]) to BUILD/netkit-6.1.mbox'
 	@echo
 	@echo 'Housekeeping:'
 	@echo '  reset-tree  discard hand edits in TREE and return it to the applied series'
@@ -62,6 +69,8 @@ help:
 	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (selftests/guest/<name>.sh run after test_progs; empty for none)'
 	@echo '  TIMEOUT       $(TIMEOUT)s for the whole guest run; BOOT_TIMEOUT $(BOOT_TIMEOUT)s until /init'
 	@echo '  ACCEL         $(ACCEL)   (tcg; kvm is opt-in and may hang, the timeouts still apply)'
+	@echo '  QEMU_CPU      $(QEMU_CPU)   (CPU model under TCG)'
+	@echo '  TCG_OPTS      $(TCG_OPTS)   (extra -accel tcg options, e.g. tb-size=512)'
 	@echo '  SMP, MEM      $(SMP), $(MEM)'
 	@echo '  JOBS          $(JOBS)'
 	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments, e.g. configs/debug.config)'
@@ -92,6 +101,7 @@ qemu-test: boot
 
 check: apply
 	@scripts/check-series.sh
+	@scripts/check-posting.sh
 	@scripts/check-uapi.sh
 	@scripts/lint.sh
 
@@ -103,6 +113,12 @@ test: check
 
 lint:
 	@scripts/lint.sh
+
+cover-letter: apply
+	@scripts/cover-letter.sh
+
+mbox: apply
+	@scripts/make-mbox.sh
 
 reset-tree:
 	@scripts/reset-tree.sh

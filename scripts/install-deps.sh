@@ -16,7 +16,7 @@ PACKAGES=(
 	clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
 	libbpf-dev bpftool
 	qemu-system-x86 busybox-static iproute2
-	shellcheck python3-ply python3-git
+	shellcheck python3-ply python3-git quilt
 )
 
 step deps

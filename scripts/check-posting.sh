@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# check-posting: the series reaches a reviewer intact both ways it is
+# consumed besides our own apply step:
+#  - the cover letter's shortlog, diffstat and count are current;
+#  - 'git am --empty=drop' of the mbox (make mbox) on the pristine base, in
+#    one call, gives exactly the tree of the applied series;
+#  - 'quilt push -a' with QUILT_PATCHES=patches/ on the pristine base gives
+#    exactly that tree too.
+# Both run in a scratch worktree of $TREE ($CHECK_TREE) at the base tag.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=series-lib.sh
+. "$(dirname "$0")/series-lib.sh"
+
+CHECK_TREE=${CHECK_TREE:-$NETKIT_CACHE/check-worktree}
+MBOX=${MBOX:-$BUILD/netkit-6.1.mbox}
+
+"$(dirname "$0")/cover-letter.sh" --check
+MBOX=$MBOX "$(dirname "$0")/make-mbox.sh"
+
+step check-posting
+command -v quilt >/dev/null || die "quilt not installed; run: make deps"
+need_applied
+base=$(base_tag)
+want=$(tree_git rev-parse "$APPLIED_REF^{tree}")
+n=$(series_patches | wc -l)
+
+if [ ! -e "$CHECK_TREE/.git" ]; then
+	run_logged "$LOG" git -C "$TREE" worktree prune
+	run_logged "$LOG" git -C "$TREE" worktree add -f --detach "$CHECK_TREE" "$base"
+fi
+ct() { git -C "$CHECK_TREE" "$@"; }
+pristine() {
+	if [ -d "$(ct rev-parse --git-path rebase-apply)" ]; then
+		ct am --abort >>"$LOG" 2>&1 || true
+	fi
+	run_logged "$LOG" ct reset -q --hard "$base"
+	run_logged "$LOG" ct clean -q -f -d -x
+}
+# same_as_applied WHAT: the worktree's files (quilt's .pc removed first)
+# must be the applied series' tree.
+same_as_applied() {
+	local got
+	rm -rf "$CHECK_TREE/.pc"
+	run_logged "$LOG" ct add -A -f .
+	got=$(ct write-tree)
+	if [ "$got" != "$want" ]; then
+		ct diff --cached --stat "$APPLIED_REF" | tail -n 20 >&2
+		die "$1 gives a tree that differs from the applied series (above); log: $LOG"
+	fi
+	msg "$1: the same tree as the applied series"
+}
+
+pristine
+if ! ct am -q --empty=drop --committer-date-is-author-date "$MBOX" >>"$LOG" 2>&1; then
+	tail -n 20 "$LOG" >&2
+	die "git am $MBOX does not apply to $base in one call; log: $LOG"
+fi
+applied=$(ct rev-list --count "$base..HEAD")
+[ "$applied" -eq "$n" ] || die "git am of $MBOX made $applied commits, the series has $n"
+same_as_applied "git am --empty=drop $(basename "$MBOX")"
+
+pristine
+if ! (cd "$CHECK_TREE" && QUILT_PATCHES=$TOP/patches QUILT_SERIES=series \
+	quilt push -a -q --fuzz=0) >>"$LOG" 2>&1; then
+	tail -n 20 "$LOG" >&2
+	die "quilt push -a does not apply the series to $base; log: $LOG"
+fi
+pushed=$(cd "$CHECK_TREE" && QUILT_PATCHES=$TOP/patches quilt applied 2>/dev/null | wc -l)
+[ "$pushed" -eq "$n" ] || die "quilt applied $pushed patches, the series has $n"
+same_as_applied "quilt push -a"
+pristine
+step_done "cover letter current; mbox and quilt each apply $n patches"
