@@ -44,48 +44,61 @@ mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
 export KBUILD_BUILD_TIMESTAMP
 
-head=$(git -C "$TREE" rev-parse HEAD)
-inputs=$(hash_of "$0" "$head" "${KMAKE[*]}" "${FRAGMENTS[@]}")
+# The kernel is built from everything in the tree but tools/ (libbpf,
+# bpftool and the selftests, which the selftests step builds): a patch
+# that only touches tools/ does not relink the kernel.
+kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
+inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}")
 if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
 fi
 stamp_clear kernel
 
-# Regenerate .config from scratch each time; kbuild only rebuilds what the
-# symbols that actually changed affect.
-run_logged "$LOG" "${KMAKE[@]}" tinyconfig
-run_logged "$LOG" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KBUILD_OUT" \
-	"$KBUILD_OUT/.config" "${FRAGMENTS[@]}"
-run_logged "$LOG" "${KMAKE[@]}" olddefconfig
+# The .config is regenerated from scratch (kbuild then rebuilds only what
+# the symbols that actually changed affect) whenever what it is made of
+# changed: the fragments, the tree's Kconfig files and version, this
+# script. A patch that changes only code keeps it (saves ~25 s).
+config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" \
+	"$(tree_git ls-files -s -- '*Kconfig*' Makefile arch/x86/configs kernel/configs | sha256sum)")
+if [ "$(stamp_read kernel-config)" = "$config_inputs" ] && [ -f "$KBUILD_OUT/.config" ]; then
+	msg "config unchanged (fragments, Kconfig files): keeping $KBUILD_OUT/.config"
+else
+	stamp_clear kernel-config
+	run_logged "$LOG" "${KMAKE[@]}" tinyconfig
+	run_logged "$LOG" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KBUILD_OUT" \
+		"$KBUILD_OUT/.config" "${FRAGMENTS[@]}"
+	run_logged "$LOG" "${KMAKE[@]}" olddefconfig
 
-# Every option our fragments ask for must have survived olddefconfig. A
-# symbol this tree does not define (CONFIG_NETKIT before the series adds
-# it) is reported, not fatal; the selftests' config is checked as advice.
-unmet=() absent=()
-for f in "${FRAGMENTS[@]}"; do
-	while IFS= read -r line; do
-		if [[ "$line" =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
-			sym=${BASH_REMATCH[1]}
-			grep -qE "^$sym=" "$KBUILD_OUT/.config" || continue
-		else
-			sym=${line%%=*}
-			grep -qxF "$line" "$KBUILD_OUT/.config" && continue
-		fi
-		have=$(grep -E "^$sym=" "$KBUILD_OUT/.config" || echo unset)
-		if ! git -C "$TREE" grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
-			absent+=("$sym")
-		elif [[ "$f" == "$TOP"/* ]]; then
-			unmet+=("$line (have: $have, from $(basename "$f"))")
-		else
-			msg "note: the selftests' config asks for '$line', have: $have"
-		fi
-	done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set' "$f")
-done
-[ "${#absent[@]}" -eq 0 ] || msg "not defined in this tree, skipped: ${absent[*]}"
-if [ "${#unmet[@]}" -ne 0 ]; then
-	printf '  %s\n' "${unmet[@]}" >&2
-	die "the config fragments ask for options that olddefconfig dropped (above): a missing dependency? see $KBUILD_OUT/.config"
+	# Every option our fragments ask for must have survived olddefconfig. A
+	# symbol this tree does not define (CONFIG_NETKIT before the series adds
+	# it) is reported, not fatal; the selftests' config is checked as advice.
+	unmet=() absent=()
+	for f in "${FRAGMENTS[@]}"; do
+		while IFS= read -r line; do
+			if [[ "$line" =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+				sym=${BASH_REMATCH[1]}
+				grep -qE "^$sym=" "$KBUILD_OUT/.config" || continue
+			else
+				sym=${line%%=*}
+				grep -qxF "$line" "$KBUILD_OUT/.config" && continue
+			fi
+			have=$(grep -E "^$sym=" "$KBUILD_OUT/.config" || echo unset)
+			if ! git -C "$TREE" grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
+				absent+=("$sym")
+			elif [[ "$f" == "$TOP"/* ]]; then
+				unmet+=("$line (have: $have, from $(basename "$f"))")
+			else
+				msg "note: the selftests' config asks for '$line', have: $have"
+			fi
+		done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set' "$f")
+	done
+	[ "${#absent[@]}" -eq 0 ] || msg "not defined in this tree, skipped: ${absent[*]}"
+	if [ "${#unmet[@]}" -ne 0 ]; then
+		printf '  %s\n' "${unmet[@]}" >&2
+		die "the config fragments ask for options that olddefconfig dropped (above): a missing dependency? see $KBUILD_OUT/.config"
+	fi
+	stamp_write kernel-config "$config_inputs"
 fi
 
 run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers

@@ -12,7 +12,7 @@ PACKAGES=(
 	linux-source-6.1 dash
 	linux-source-6.12
 	gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
-	xz-utils git ccache rsync cpio perl python3
+	xz-utils lz4 git ccache rsync cpio perl python3
 	clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
 	libbpf-dev bpftool
 	qemu-system-x86 busybox-static iproute2
