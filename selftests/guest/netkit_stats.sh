@@ -60,7 +60,7 @@ p_txb=$(counter - nks1 tx bytes)
 q_tx=$(counter "$NS" nks0 tx packets)
 q_rx=$(counter "$NS" nks0 rx packets)
 q_rxb=$(counter "$NS" nks0 rx bytes)
-ping -c 5 -W 2 10.99.0.2 >/dev/null
+ping -c 5 -i 0.2 -W 2 10.99.0.2 >/dev/null
 expect "ping across a pass/pass pair" $?
 expect_ge "primary tx packets" "$(counter - nks1 tx packets)" $((p_tx + 5))
 expect_ge "primary rx packets" "$(counter - nks1 rx packets)" $((p_rx + 5))
@@ -74,7 +74,7 @@ expect_ge "peer rx bytes" "$(counter "$NS" nks0 rx bytes)" $((q_rxb + 5 * 84))
 d_rx=$(counter "$NS" nkd0 rx packets)
 d_tx=$(counter "$NS" nkd0 tx packets)
 d_drop=$(counter "$NS" nkd0 tx dropped)
-! ping -c 3 -W 1 10.98.0.2 >/dev/null 2>&1
+! ping -c 3 -i 0.2 -W 1 10.98.0.2 >/dev/null 2>&1
 expect "ping across a pass/drop pair fails" $?
 expect_ge "drop peer rx packets" "$(counter "$NS" nkd0 rx packets)" $((d_rx + 3))
 expect_ge "drop peer tx dropped" "$(counter "$NS" nkd0 tx dropped)" $((d_drop + 3))
