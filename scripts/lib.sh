@@ -71,11 +71,13 @@ stamp_clear() { rm -f "$STAMPS/$1"; }
 
 # hash_of ARGS...: a short digest of strings and file contents (files are
 # read when ARG names an existing file, otherwise the string itself is used).
+# A file counts by its name and content, not its directory, so that another
+# checkout of the project (CI's clone) finds the same stamps.
 hash_of() {
 	local a
 	for a in "$@"; do
 		if [ -f "$a" ]; then
-			printf 'file %s\n' "$a"
+			printf 'file %s\n' "${a##*/}"
 			cat -- "$a"
 		else
 			printf 'str %s\n' "$a"
