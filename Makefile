@@ -50,6 +50,8 @@ help:
 	@echo '              cover letter current, mbox (git am) and quilt apply, lint'
 	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
+	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
+	@echo '              CSV and chart in BUILD/bench (BENCH=smoke: one short round, N=10)'
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
@@ -74,6 +76,7 @@ help:
 	@echo '  SMP, MEM      $(SMP), $(MEM)'
 	@echo '  JOBS          $(JOBS)'
 	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments, e.g. configs/debug.config)'
+	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
 
 deps:
 	@scripts/install-deps.sh
@@ -113,6 +116,17 @@ test: check
 
 lint:
 	@scripts/lint.sh
+
+# The datapath benchmark (issue 8): the kernel and guest helpers of the
+# pipeline, its own initramfs with iperf3/sockperf, results in BUILD/bench.
+BENCH ?= full
+.PHONY: bench
+bench: selftests
+	@scripts/bench-deps.sh
+	@scripts/bench-build.sh
+	@scripts/bench-initramfs.sh
+	@BENCH='$(BENCH)' scripts/bench-run.sh
+	@scripts/bench-report.sh
 
 cover-letter: apply
 	@scripts/cover-letter.sh

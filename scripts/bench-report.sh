@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# bench-report: turn the bench guest's console ($BUILD/bench/console.log)
+# and raw port ($BUILD/bench/raw.log) into the tables (markdown and CSV)
+# and the chart (gnuplot PNG and SVG) in $BUILD/bench, with bench/report.py;
+# print the tables and the paths. Fails, naming it, when a topology passed
+# no traffic or a tool failed, when a scale run is missing, when the guest
+# did not finish or exited non-zero, and on kernel trouble on the console.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+BENCH_DIR=$BUILD/bench
+LOGDIR=$BENCH_DIR/logs
+CONSOLE=$BENCH_DIR/console.log
+RAW=$BENCH_DIR/raw.log
+
+step bench-report
+[ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make bench"
+command -v python3 >/dev/null || die "python3 not found; run: scripts/bench-deps.sh"
+rc=0
+python3 "$TOP/bench/report.py" "$CONSOLE" "$RAW" "$BENCH_DIR" 2>"$LOG" || rc=$?
+echo
+msg "tables:    $BENCH_DIR/bench.md"
+msg "CSV:       $BENCH_DIR/bench-summary.csv $BENCH_DIR/bench-ratios.csv"
+msg "           $BENCH_DIR/bench-scale.csv $BENCH_DIR/bench-rounds.csv"
+msg "chart:     $BENCH_DIR/bench.png $BENCH_DIR/bench.svg"
+msg "raw tool output and counters: $RAW"
+if [ "$rc" -ne 0 ]; then
+	cat "$LOG" >&2
+	grep -E '^NKBENCH error' "$CONSOLE" | tr -d '\r' >&2 || true
+	die "bench failed (report exit $rc); guest console: $CONSOLE"
+fi
+step_done "all topologies measured"
