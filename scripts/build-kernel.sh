@@ -9,13 +9,15 @@ set -euo pipefail
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 JOBS=${JOBS:-$(nproc)}
 # Our fragments, then the selftests' own config (the BPF programs need the
-# types it enables in vmlinux.h), then netkit. EXTRA_CONFIGS adds more.
+# types it enables in vmlinux.h), then netkit and the fault injection the
+# trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1: configs/debug.config).
 read -r -a extra <<<"${EXTRA_CONFIGS:-}"
 FRAGMENTS=(
 	"$TOP/configs/vm.config"
 	"$TOP/configs/bpf.config"
 	"$TREE/tools/testing/selftests/bpf/config"
 	"$TOP/configs/netkit.config"
+	"$TOP/configs/faultinject.config"
 	"${extra[@]}"
 )
 
