@@ -15,7 +15,7 @@ BUILD ?= $(NETKIT_CACHE)/build
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 T ?= tc_netkit,tc_redirect
 TEST_ARGS ?= -t $(T)
-GUEST_TESTS ?= netkit_stats bpftool_netkit netkit_pairing
+GUEST_TESTS ?= netkit_stats bpftool_netkit netkit_pairing netkit_faultinject netkit_badinput netkit_privilege netkit_stress
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
@@ -25,9 +25,25 @@ SMP ?= 2
 MEM ?= 2G
 JOBS ?= $(shell nproc)
 EXTRA_CONFIGS ?=
+CMDLINE ?=
+
+# DEBUG=1: the same pipeline on a debug kernel (configs/debug.config:
+# KASAN, lockdep, kmemleak, ...) in its own BUILD, so that the normal
+# build stays warm. The guest panics on the first WARN and scans for
+# leaks after the tests; the verdict wants KASAN and kmemleak active.
+DEBUG ?=
+ifeq ($(DEBUG),1)
+BUILD := $(NETKIT_CACHE)/build-debug
+EXTRA_CONFIGS += $(TOP)/configs/debug.config
+CMDLINE += panic_on_warn=1 kmemleak=on
+TIMEOUT := 3600
+BOOT_TIMEOUT := 180
+else ifneq ($(DEBUG),)
+$(error DEBUG must be 1 or empty, not '$(DEBUG)')
+endif
 
 export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS GUEST_TESTS TIMEOUT \
-	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS
+	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
@@ -50,6 +66,9 @@ help:
 	@echo '              cover letter current, mbox (git am) and quilt apply, lint'
 	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
+	@echo '  regress     selftests/regress.list on the unpatched base and on the series, the'
+	@echo '              difference: "regress: N new failures" (slow; base in NETKIT_CACHE/base)'
+	@echo '  qemu-test DEBUG=1  the tests on a KASAN/lockdep/kmemleak kernel (slow; own BUILD)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench (BENCH=smoke: one short round, N=10)'
 	@echo
@@ -75,7 +94,9 @@ help:
 	@echo '  TCG_OPTS      $(TCG_OPTS)   (extra -accel tcg options, e.g. tb-size=512)'
 	@echo '  SMP, MEM      $(SMP), $(MEM)'
 	@echo '  JOBS          $(JOBS)'
-	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments, e.g. configs/debug.config)'
+	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments)'
+	@echo '  CMDLINE       $(CMDLINE)   (more kernel command line for the guest)'
+	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
 
 deps:
@@ -111,18 +132,40 @@ check: apply
 check-bisect: kernel
 	@scripts/check-bisect.sh
 
+# The project's whole test; the bench's smoke form (one short round, N=10,
+# ~75 s) keeps make bench from rotting.
 test: check
 	@$(MAKE) --no-print-directory qemu-test
+	@$(MAKE) --no-print-directory bench BENCH=smoke
 
 lint:
 	@scripts/lint.sh
+
+# make regress: the test_progs set of selftests/regress.list on the
+# unpatched base (its own worktree, kernel, selftests and initramfs, same
+# config fragments) and on the series, then the difference. Slow: not
+# part of make test.
+BASE_TREE ?= $(NETKIT_CACHE)/base/linux
+BASE_BUILD ?= $(NETKIT_CACHE)/base/build
+REGRESS_TIMEOUT ?= 3600
+export BASE_TREE BASE_BUILD REGRESS_TIMEOUT
+.PHONY: regress regress-base
+regress-base: tree
+	@scripts/prepare-base-tree.sh
+	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' scripts/build-kernel.sh
+	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/build-selftests.sh
+	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/make-initramfs.sh
+regress: initramfs regress-base
+	@scripts/regress-run.sh base
+	@scripts/regress-run.sh patched
+	@scripts/regress-diff.sh
 
 # The datapath benchmark (issue 8): the kernel and guest helpers of the
 # pipeline, its own initramfs with iperf3/sockperf, results in BUILD/bench.
 BENCH ?= full
 .PHONY: bench
 bench: selftests
-	@scripts/bench-deps.sh
+	@scripts/install-deps.sh bench
 	@scripts/bench-build.sh
 	@scripts/bench-initramfs.sh
 	@BENCH='$(BENCH)' scripts/bench-run.sh

@@ -12,6 +12,9 @@ set -euo pipefail
 SERIES=${SERIES:-$TOP/patches/series}
 AM_TREE=${AM_TREE:-$NETKIT_CACHE/am-worktree}
 APPLIED_REF=refs/netkit/applied
+# What the tree holds is shared by every BUILD (DEBUG=1 has its own), so
+# this step keeps its stamps with the tree.
+STAMPS=$TREE/.git/netkit-6.1-stamps
 
 step apply
 [ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"

@@ -46,22 +46,32 @@ if [ "$(stamp_read selftests-kernel-api)" != "$kernel_api" ] || [ ! -f "$BTF_FIL
 else
 	rm -f "$BTF_DIR/new.btf"
 fi
+# The objects live in the tree, which the normal and the DEBUG=1 build
+# (another BUILD) share: what they were last built for is recorded in
+# the tree, next to them, not in this BUILD's stamps.
+BUILT_FOR=$SELFTESTS/.netkit-6.1-inputs
+BUILT_BTF=$SELFTESTS/.netkit-6.1-btf
 keep_h=()
-if [ "$(stamp_read selftests-btf)" = "$btf_hash" ] && [ -f "$VMLINUX_H" ]; then
+if [ "$(cat "$BUILT_BTF" 2>/dev/null)" = "$btf_hash" ] && [ -f "$VMLINUX_H" ]; then
 	keep_h=(-o "$VMLINUX_H")
 fi
 
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
+# The project's helpers need the series' uapi; the base tree of make
+# regress builds without them (GUEST_HELPERS=no).
+helpers=()
+[ "${GUEST_HELPERS:-yes}" = no ] || helpers=("$TOP"/selftests/netkit-*.c)
 inputs=$(hash_of "$0" "$kernel_api" "$(tree_git rev-parse HEAD:tools)" "${STMAKE[*]}" \
-	"$TOP"/selftests/netkit-*.c)
-if [ "$(stamp_read selftests)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
+	"${helpers[@]}")
+if [ "$(cat "$BUILT_FOR" 2>/dev/null)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
 	step_done "unchanged: same BTF, headers, config and tools/"
 	exit 0
 fi
-stamp_clear selftests
+rm -f "$BUILT_FOR"
 
+rm -rf "$BUILD/guest"
 mkdir -p "$BUILD/guest"
-for src in "$TOP"/selftests/netkit-*.c; do
+for src in "${helpers[@]}"; do
 	run_logged "$LOG" gcc -O2 -Wall -Wextra -Werror -static -I "$KBUILD_OUT/usr/include" \
 		-o "$BUILD/guest/$(basename "$src" .c)" "$src"
 done
@@ -69,11 +79,14 @@ if [ "${#keep_h[@]}" -ne 0 ]; then
 	msg "BTF unchanged ($btf_hash): vmlinux.h and the BPF objects stay"
 else
 	msg "BTF ${btf_hash}: vmlinux.h is regenerated"
+	# make decides by mtime; the BTF file of another BUILD may be
+	# older than what the tree holds, so make it the newest input.
+	touch "$BTF_FILE"
 fi
 run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"
-stamp_write selftests-btf "$btf_hash"
-stamp_write selftests "$inputs"
+printf '%s\n' "$btf_hash" >"$BUILT_BTF"
+printf '%s\n' "$inputs" >"$BUILT_FOR"
 rebuilt=$(grep -cE '^ +CLNG-BPF' "$LOG" || true)
 step_done "$rebuilt BPF objects compiled, $(find "$SELFTESTS" -maxdepth 1 -name '*.bpf.o' | wc -l) in all, log $LOG"

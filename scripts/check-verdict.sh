@@ -16,10 +16,29 @@ step verdict
 log=$(tr -d '\r' <"$CONSOLE")
 problems=() guest_ok=()
 
-# Kernel trouble, as printk formats it. The console also carries test_progs
-# output, so only match what the kernel prints.
-oops=$(grep -nE 'Kernel panic - |BUG: |Oops: |WARNING: CPU: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:' <<<"$log" || true)
+# Kernel trouble, as printk formats it: lines with the printk timestamp
+# (the console also carries test output, which could quote these words).
+# Covers oopses, WARN, KASAN/UBSAN reports, lockdep and RCU-lockdep splats
+# ("WARNING: possible circular locking ...", "WARNING: suspicious RCU
+# usage"), sleeping in atomic context, stalls and lockups.
+oops=$(grep -nE '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)' <<<"$log" || true)
 [ -z "$oops" ] || problems+=("kernel reported problems on the console:"$'\n'"$(head -n 20 <<<"$oops")")
+
+# kmemleak: the guest's /init scans after the tests when the kernel has it
+# (DEBUG=1). A debug run must show that KASAN and kmemleak were active.
+leaks=$(sed -n 's/^NETKIT_KMEMLEAK n=\(-\{0,1\}[0-9]*\).*/\1/p' "$RESULT" 2>/dev/null | tail -n 1)
+if [ -n "$leaks" ] && [ "$leaks" != 0 ]; then
+	if [ "$leaks" -lt 0 ]; then
+		problems+=("kmemleak was off at the end of the run (see the console)")
+	else
+		problems+=("kmemleak: $leaks unreferenced objects:"$'\n'"$(grep -A12 -m3 '^unreferenced object' <<<"$log")")
+	fi
+fi
+if [ "${DEBUG:-}" = 1 ]; then
+	grep -q 'KernelAddressSanitizer initialized' <<<"$log" ||
+		problems+=("DEBUG=1 but the console does not show KASAN initialized")
+	[ -n "$leaks" ] || problems+=("DEBUG=1 but the guest made no kmemleak scan")
+fi
 
 rc=$(sed -n 's/^NETKIT_RESULT rc=\([0-9]*\).*/\1/p' "$RESULT" 2>/dev/null | tail -n 1)
 if [ -z "$rc" ]; then
@@ -54,6 +73,7 @@ fi
 
 bad=$(grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
 printf '%s\n' "${summary:-Summary: (none)}"
+[ -z "$leaks" ] || printf 'kmemleak: %s unreferenced objects after the tests\n' "$leaks"
 [ "${#guest_ok[@]}" -eq 0 ] || printf 'guest tests passed: %s\n' "${guest_ok[*]}"
 if [ "${#problems[@]}" -ne 0 ]; then
 	[ -z "$bad" ] || printf '%s\n' "$bad" >&2

@@ -18,12 +18,18 @@ TCG_OPTS=${TCG_OPTS:-}     # more -accel tcg options, e.g. tb-size=512
 SMP=${SMP:-2}
 MEM=${MEM:-2G}
 BZIMAGE=$KBUILD_OUT/arch/x86/boot/bzImage
-CONSOLE=$BUILD/console.log
-RESULT=$BUILD/result
+CONSOLE=${CONSOLE:-$BUILD/console.log}
+RESULT=${RESULT:-$BUILD/result}
+# Other guests (make bench) boot through this script with their own
+# initramfs, files added to it (EXTRA_ROOT, a directory), the line their
+# /init prints first (BOOT_MARK) and their own step name; QUIET_KERNEL=1
+# streams the console without the kernel's messages.
+INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
+BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 
-step boot
+step "${BOOT_STEP:-boot}"
 [ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
-[ -f "$BUILD/initramfs.cpio" ] || die "$BUILD/initramfs.cpio not found; run: make initramfs"
+[ -f "$INITRAMFS" ] || die "$INITRAMFS not found; run: make initramfs"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; install qemu-system-x86 (make deps)"
 
 case $ACCEL in
@@ -41,28 +47,35 @@ esac
 # kernel unpacks both into the same rootfs.
 args_dir=$(mktemp -d)
 trap 'rm -rf "$args_dir"' EXIT
-mkdir -p "$args_dir/etc/netkit-6.1"
-printf '%s\n' "$TEST_ARGS" >"$args_dir/etc/netkit-6.1/args"
-printf '%s\n' "$GUEST_TESTS" >"$args_dir/etc/netkit-6.1/guest-tests"
+mkdir -p "$args_dir/root/etc/netkit-6.1"
+printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
+printf '%s\n' "$GUEST_TESTS" >"$args_dir/root/etc/netkit-6.1/guest-tests"
 for t in $GUEST_TESTS; do
 	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
 done
-(cd "$args_dir" && find . -print0 | LC_ALL=C sort -z |
+[ -z "${EXTRA_ROOT:-}" ] || cp -a "$EXTRA_ROOT/." "$args_dir/root/"
+(cd "$args_dir/root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
-cat "$BUILD/initramfs.cpio" "$args_dir/args.cpio" >"$BUILD/boot.cpio"
+boot_cpio=$(dirname "$CONSOLE")/boot.cpio
+cat "$INITRAMFS" "$args_dir/args.cpio" >"$boot_cpio"
 
 rm -f "$CONSOLE" "$RESULT"
 : >"$CONSOLE"
 msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
+[ -z "${CMDLINE:-}" ] || msg "kernel command line adds: $CMDLINE"
 msg "guest runs: test_progs $TEST_ARGS${GUEST_TESTS:+; then selftests/guest: $GUEST_TESTS}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
-	-kernel "$BZIMAGE" -initrd "$BUILD/boot.cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init" \
+	-kernel "$BZIMAGE" -initrd "$boot_cpio" \
+	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init${CMDLINE:+ $CMDLINE}" \
 	-serial "file:$CONSOLE" -serial "file:$RESULT" \
 	</dev/null >"$LOG" 2>&1 &
 qemu=$!
-tail -n +1 -f --pid="$qemu" "$CONSOLE" &
+if [ "${QUIET_KERNEL:-}" = 1 ]; then
+	tail -n +1 -f --pid="$qemu" "$CONSOLE" | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\] ' &
+else
+	tail -n +1 -f --pid="$qemu" "$CONSOLE" &
+fi
 tailer=$!
 
 verdict="" booted=""
@@ -70,11 +83,11 @@ t0=$(date +%s)
 while kill -0 "$qemu" 2>/dev/null; do
 	sleep 1
 	elapsed=$(($(date +%s) - t0))
-	if [ -z "$booted" ] && grep -q '^netkit-6.1 guest:' "$CONSOLE"; then
+	if [ -z "$booted" ] && grep -q "$BOOT_MARK" "$CONSOLE"; then
 		booted=$elapsed
 	fi
 	if [ "$elapsed" -ge "$TIMEOUT" ]; then
-		verdict="timeout: the guest did not finish within ${TIMEOUT}s"
+		verdict="timeout: the guest did not finish within ${TIMEOUT}s${TIMEOUT_HINT:-}"
 	elif [ -z "$booted" ] && [ "$elapsed" -ge "$BOOT_TIMEOUT" ]; then
 		verdict="boot timeout: /init did not start within ${BOOT_TIMEOUT}s"
 	fi
