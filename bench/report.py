@@ -381,7 +381,7 @@ set xtics rotate by -30 nomirror
 """)
     gnuplot = shutil.which("gnuplot")
     if not gnuplot:
-        return "gnuplot not found (scripts/bench-deps.sh installs gnuplot-nox)"
+        return "gnuplot not found (scripts/install-deps.sh bench installs gnuplot-nox)"
     p = subprocess.run([gnuplot, gp], capture_output=True, text=True)
     if p.returncode != 0:
         return f"gnuplot failed (exit {p.returncode}): {p.stderr.strip()[-500:]}"

@@ -16,7 +16,7 @@ RAW=$BENCH_DIR/raw.log
 
 step bench-report
 [ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make bench"
-command -v python3 >/dev/null || die "python3 not found; run: scripts/bench-deps.sh"
+command -v python3 >/dev/null || die "python3 not found; run: scripts/install-deps.sh bench"
 rc=0
 python3 "$TOP/bench/report.py" "$CONSOLE" "$RAW" "$BENCH_DIR" 2>"$LOG" || rc=$?
 echo

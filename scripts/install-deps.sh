@@ -1,25 +1,38 @@
 #!/usr/bin/env bash
-# deps: install the Debian packages the pipeline needs, nothing else.
-# Only packages that are missing are installed; without apt-get, or without
-# root/sudo, the missing packages are named and the step fails.
+# deps [bench]: install the Debian packages the pipeline needs (or, with
+# "bench", what make bench needs on top), nothing else. Only packages that
+# are missing are installed; without apt-get, or without root/sudo, the
+# missing packages are named and the step fails.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# Build the kernel and its tools, build the BPF selftests, assemble the
-# initramfs, boot it, and check the series.
-PACKAGES=(
-	linux-source-6.1 dash
-	linux-source-6.12
-	gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
-	xz-utils lz4 git ccache rsync cpio perl python3
-	clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
-	libbpf-dev bpftool
-	qemu-system-x86 busybox-static iproute2
-	shellcheck python3-ply python3-git quilt
-)
+case ${1:-pipeline} in
+pipeline)
+	# Build the kernel and its tools, build the BPF selftests, assemble
+	# the initramfs, boot it, and check the series.
+	name=deps
+	PACKAGES=(
+		linux-source-6.1 dash
+		linux-source-6.12
+		gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
+		xz-utils lz4 git ccache rsync cpio perl python3
+		clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
+		libbpf-dev bpftool
+		qemu-system-x86 busybox-static iproute2 ethtool iptables bash
+		shellcheck python3-ply python3-git quilt
+	)
+	;;
+bench)
+	# The load generators and perf copied into the bench guest, gnuplot
+	# for the chart, python3 for the report.
+	name=bench-deps
+	PACKAGES=(iperf3 sockperf linux-perf gnuplot-nox python3)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench]" ;;
+esac
 
-step deps
+step "$name"
 missing=()
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed ||

@@ -7,6 +7,6 @@ set -euo pipefail
 step lint
 command -v shellcheck >/dev/null || die "shellcheck not installed; run: make deps"
 cd "$TOP"
-mapfile -t scripts < <(git ls-files -- 'scripts/*.sh' qemu/init .ci/run 'selftests/*.sh')
+mapfile -t scripts < <(git ls-files -- 'scripts/*.sh' qemu/init .ci/run 'selftests/*.sh' 'bench/*.sh' bench/init)
 shellcheck -x "${scripts[@]}"
 step_done "${#scripts[@]} scripts clean"

@@ -8,6 +8,8 @@
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=initramfs-lib.sh
+. "$(dirname "$0")/initramfs-lib.sh"
 
 SELFTESTS=$TREE/tools/testing/selftests/bpf
 ROOT=$BUILD/initramfs
@@ -16,19 +18,24 @@ OUT=$BUILD/initramfs.cpio
 step initramfs
 [ -x "$SELFTESTS/test_progs" ] || die "$SELFTESTS/test_progs not built; run: make selftests"
 
-busybox=$(command -v busybox || true)
-[ -n "$busybox" ] || die "busybox not found; install busybox-static (make deps)"
-if ldd "$busybox" >/dev/null 2>&1; then
-	die "$busybox is dynamically linked; install busybox-static (make deps)"
-fi
-dash=$(command -v dash || true)
-[ -n "$dash" ] || die "dash not found (Debian's /bin/sh); install dash"
+initramfs_host_tools
+# Debian's tools the tests run: ip and tc (tc_netkit checks their exit
+# codes), ethtool and iptables-legacy (xdp_synproxy, bpf_nf) and bash
+# (test_bprm_opts execs /bin/bash).
 iproute=()
-for t in ip tc; do
+for t in ip tc ethtool xtables-legacy-multi bash; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" || true)
-	[ -n "$p" ] || die "'$t' not found; install iproute2 (make deps)"
+	[ -n "$p" ] || die "'$t' not found; install iproute2 ethtool iptables bash (make deps)"
 	iproute+=("$(readlink -f "$p")")
 done
+# Loaded with dlopen(), so ldd does not name them: iptables' extensions,
+# and libgcc_s, which glibc needs for pthread_exit (bpf_iter, map_lock
+# and spinlock abort without it, taking test_progs down).
+xtables=/usr/lib/x86_64-linux-gnu/xtables
+libgcc_s=$(gcc -print-file-name=libgcc_s.so.1)
+libgcc_s=$(readlink -f "$libgcc_s")
+[ -d "$xtables" ] || die "$xtables not found; install iptables (make deps)"
+[ -f "$libgcc_s" ] || die "libgcc_s.so.1 not found (gcc -print-file-name)"
 
 # What the guest runs from the selftests directory: the runner, the BPF
 # objects and helpers tests open by name, and the module.
@@ -39,8 +46,15 @@ for f in "$SELFTESTS"/{test_progs,*.bpf.o,bpf_testmod.ko,urandom_read,liburandom
 done
 bpftool=$SELFTESTS/tools/sbin/bpftool
 
-guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-*)
-inputs=$(hash_of "$0" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" "${guest[@]}" \
+# The project's guest tests and helpers (not in the base kernel's
+# initramfs of make regress: GUEST_HELPERS=no).
+guest=()
+if [ "${GUEST_HELPERS:-yes}" != no ]; then
+	guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-*)
+	[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest has no helpers; run: make selftests"
+fi
+inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" \
+	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")")
 if [ "$(stamp_read initramfs)" = "$inputs" ] && [ -f "$OUT" ]; then
@@ -49,41 +63,28 @@ if [ "$(stamp_read initramfs)" = "$inputs" ] && [ -f "$OUT" ]; then
 fi
 stamp_clear initramfs
 
-rm -rf "$ROOT"
-mkdir -p "$ROOT"/{bin,sbin,usr/bin,usr/sbin,etc/netkit-6.1,proc,sys,dev,tmp,run,root,var} \
-	"$ROOT"/selftests/{bpf/progs,netkit-6.1}
-ln -s ../run "$ROOT/var/run"	# network_helpers opens /var/run/netns/<name>
-install -m 0755 "$TOP/qemu/init" "$ROOT/init"
-install -m 0755 "$busybox" "$ROOT/bin/busybox"
-for applet in $("$busybox" --list); do
-	case $applet in busybox | ip | tc | sh) continue ;; esac
-	ln -sf busybox "$ROOT/bin/$applet"
-done
-# Debian's busybox sh runs its own applets before anything in PATH, so
-# system("ip ...") from test_progs would get busybox's ip: use dash.
-install -m 0755 "$dash" "$ROOT/bin/sh"
+# /mnt: the selftests' cgroup helpers mount cgroup2 at /mnt/cgroup-test-work-dir.
+initramfs_skeleton "$ROOT" "$TOP/qemu/init" etc/netkit-6.1 mnt selftests/bpf/progs selftests/netkit-6.1
 for p in "${iproute[@]}"; do
 	install -m 0755 "$p" "$ROOT/usr/sbin/$(basename "$p")"
 done
-[ -d /etc/iproute2 ] && cp -a /etc/iproute2 "$ROOT/etc/"
-install -m 0755 "$bpftool" "$ROOT/usr/sbin/bpftool"
-install -m 0755 "$BUILD"/guest/netkit-* "$ROOT/usr/sbin/"
-install -m 0755 "$TOP"/selftests/guest/*.sh "$ROOT/selftests/netkit-6.1/"
-(cd "$SELFTESTS" && cp --parents -a "${payload[@]}" "$ROOT/selftests/bpf/")
-printf 'root:x:0:0:root:/root:/bin/sh\n' >"$ROOT/etc/passwd"
-printf 'root:x:0:\n' >"$ROOT/etc/group"
-printf '127.0.0.1 localhost\n::1 localhost\n' >"$ROOT/etc/hosts"
-
-# Shared libraries, at the paths the dynamic loader looks for them.
-find "$ROOT" -type f -perm -u+x -print0 | while IFS= read -r -d '' elf; do
-	ldd "$elf" 2>/dev/null | grep -oE '(/[^ ]+\.so[^ ]*)' || true
-done | sort -u | while read -r lib; do
-	[ -e "$ROOT$lib" ] && continue
-	mkdir -p "$ROOT$(dirname "$lib")"
-	cp -L "$lib" "$ROOT$lib"
+mv "$ROOT/usr/sbin/bash" "$ROOT/bin/bash"
+for t in iptables-legacy ip6tables-legacy; do
+	ln -s xtables-legacy-multi "$ROOT/usr/sbin/$t"
 done
-
-(cd "$ROOT" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null --create --format=newc --owner=0:0 --reproducible --quiet) >"$OUT"
+mkdir -p "$ROOT$(dirname "$xtables")" "$ROOT/lib/x86_64-linux-gnu"
+cp -a "$xtables" "$ROOT$xtables"
+cp -L "$libgcc_s" "$ROOT/lib/x86_64-linux-gnu/libgcc_s.so.1"
+install -m 0755 "$bpftool" "$ROOT/usr/sbin/bpftool"
+# core_reloc_btfgen runs ./bpftool from the selftests directory.
+ln -s /usr/sbin/bpftool "$ROOT/selftests/bpf/bpftool"
+for f in "${guest[@]}"; do
+	case $f in
+	*.sh) install -m 0755 "$f" "$ROOT/selftests/netkit-6.1/" ;;
+	*) install -m 0755 "$f" "$ROOT/usr/sbin/" ;;
+	esac
+done
+(cd "$SELFTESTS" && cp --parents -a "${payload[@]}" "$ROOT/selftests/bpf/")
+initramfs_pack "$ROOT" "$OUT"
 stamp_write initramfs "$inputs"
 step_done "$(find "$ROOT" -type f | wc -l) files, $(du -h "$OUT" | cut -f1)"
