@@ -1,0 +1,116 @@
+#!/bin/sh
+# netkit_faultinject: fail every allocation of netkit's kernel entry
+# points in turn, through the thread's fail-nth, and check that a failed
+# call returns ENOMEM/ENOBUFS and leaves nothing behind (no device, no
+# program reference, no link, no policy change) and that the call after it
+# works: RTM_NEWLINK with and without IFLA_NETKIT_PEER_INFO, changelink of
+# the policies, RTM_DELLINK, BPF_PROG_ATTACH/DETACH/QUERY and
+# BPF_LINK_CREATE/UPDATE/DETACH on netkit devices, and the attachment that
+# fills bpf_mprog (then one more must fail with ERANGE, as in mainline).
+# netkit-fault does the calls and checks and lists the allocation sites
+# that the fault injection stacks show; this script runs it once without
+# fault injection, then with it, and checks that nothing is left.
+#
+# The fault injection needs CONFIG_FAULT_INJECTION, FAILSLAB,
+# FAIL_PAGE_ALLOC and FAULT_INJECTION_DEBUG_FS (configs/faultinject.config);
+# without them the test fails. For the run it sets failslab's and
+# fail_page_alloc's ignore-gfp-wait to N (they ignore allocations that may
+# sleep by default, i.e. nearly all of these), fail_page_alloc's
+# min-order to 0 and verbose=2 for both, and makes printk keep the
+# injection reports in the kernel log (netkit-fault reads them from
+# /dev/kmsg): default_message_loglevel 7, which dump_stack() prints at, and
+# console_loglevel at most 5, so that neither the stacks nor the notices
+# go to the console (warnings and errors still do, and netkit-fault fails
+# on any stack or report that no injected fault explains). Everything is
+# restored at the end.
+#
+# NETKIT_FI_TIME caps the fault loops in seconds (default 300; ~20 s are
+# used on the normal kernel); a loop stopped by the cap is a failure.
+#
+# Runs in the test guest as root, prints one "ok"/"not ok" line per check
+# and exits non-zero if any check failed.
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FS=/sys/kernel/debug/failslab
+FP=/sys/kernel/debug/fail_page_alloc
+PRINTK=/proc/sys/kernel/printk
+KNOBS="$FS/ignore-gfp-wait $FS/verbose $FS/times $FP/ignore-gfp-wait $FP/min-order $FP/verbose $FP/times"
+TIME=${NETKIT_FI_TIME:-300}
+
+cleanup() {
+	for d in nkfi1 nkfi2 nkfi3 nkfi4 nkfi5 nkfi6 nkfi7; do
+		ip link del "$d" 2>/dev/null
+	done
+}
+cleanup
+
+# Every entry point once without fault injection: the calls and the
+# checks work, and one program more than bpf_mprog holds gets ERANGE.
+netkit-fault -0
+expect "entry points and checks without fault injection" $?
+
+missing=
+[ -e /proc/thread-self/fail-nth ] || missing=" /proc/thread-self/fail-nth"
+for k in $KNOBS; do
+	[ -e "$k" ] || missing="$missing $k"
+done
+if [ -n "$missing" ]; then
+	echo "not ok - fault injection: this kernel lacks$missing (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS, see configs/faultinject.config)"
+	fail=1
+else
+	saved=
+	for k in $KNOBS; do
+		saved="$saved $(cat "$k")"
+	done
+	saved_printk=$(tr -s '\t ' '  ' <"$PRINTK")
+	restored=
+	restore() {
+		[ -z "$restored" ] || return 0
+		restored=1
+		# shellcheck disable=SC2086 # word lists
+		set -- $saved
+		for k in $KNOBS; do
+			echo "$1" >"$k"
+			shift
+		done
+		echo "$saved_printk" >"$PRINTK"
+	}
+	trap restore EXIT
+	trap 'restore; exit 1' INT TERM
+
+	# shellcheck disable=SC2086 # a word list
+	set -- $saved_printk
+	con=$1 levels="7 $3 $4"
+	[ "$con" -le 5 ] || con=5
+	set_up() {
+		echo "$con $levels" >"$PRINTK" &&
+			echo N >"$FS/ignore-gfp-wait" && echo N >"$FP/ignore-gfp-wait" &&
+			echo 0 >"$FP/min-order" && echo 2 >"$FS/verbose" &&
+			echo 2 >"$FP/verbose"
+	}
+	set_up
+	expect "fault injection set up (ignore-gfp-wait N, min-order 0, verbose 2)" $?
+	now=$(tr -s '\t ' '  ' <"$PRINTK")
+	[ "$now" = "$con $levels" ]
+	expect "printk levels '$now' (were '$saved_printk'): stacks at level 7, console below $con" $?
+
+	netkit-fault -t "$TIME"
+	expect "fault injection into every entry point (netkit-fault, cap ${TIME} s)" $?
+
+	restore
+	now=
+	for k in $KNOBS; do
+		now="$now $(cat "$k")"
+	done
+	[ "$now" = "$saved" ] && [ "$(tr -s '\t ' '  ' <"$PRINTK")" = "$saved_printk" ]
+	expect "fault injection settings and printk levels restored ($saved_printk;$now)" $?
+fi
+
+# Nothing of the test is left: no netkit device, no nkfi program, no
+# netkit link (netkit-fault lists what it finds).
+netkit-fault -c
+expect "nothing left behind" $?
+cleanup
+exit "$fail"

@@ -1,0 +1,2204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-fault: make the allocations of netkit's kernel entry points fail
+ * one after the other, and check that nothing is left half done.
+ *
+ *   netkit-fault [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]
+ *   netkit-fault -c
+ *   netkit-fault -l
+ *
+ * For each entry point (all of them unless some are named; -l lists
+ * them), the call is made with the calling thread's fail-nth
+ * (/proc/thread-self/fail-nth, Documentation/fault-injection/) set to
+ * n = 1, 2, ... so that its n-th allocation fails, until a call succeeds
+ * without the fault being injected (fail-nth reads 0 after the call when
+ * the fault was injected, else n minus the allocations it passed). For
+ * every n:
+ *  - a failed call must return -1 with ENOMEM or ENOBUFS (other errnos
+ *    only where the table explained[] says why) and leave the state as it
+ *    was: no new device (the ifindexes and names of an RTM_GETLINK dump),
+ *    the same policies, the same programs and links in BPF_PROG_QUERY,
+ *    the same BPF_LINK_GET_NEXT_ID list, and no reference on the program
+ *    it was given (once its fd is closed, the program id is gone);
+ *  - a call that succeeds (with or without an injected fault, which
+ *    some allocations survive) must have done all of its work, which is
+ *    checked, then undone for the next n;
+ *  - an RTM_* request whose ack could not be allocated (recv() fails with
+ *    ENOBUFS, netlink_ack()) must have done all of its work.
+ * The kernel log (/dev/kmsg) is read after every call: the stack that
+ * failslab and fail_page_alloc print with verbose=2 gives the allocation
+ * site, the first frame that is not an allocator function, counted per
+ * entry point and in total, and for each errno other than ENOMEM. A stack
+ * trace or report that no injected fault explains (WARNING, BUG, KASAN,
+ * lockdep, ...) fails, and so does a fault injection report line whose
+ * level would put it on the console (the caller sets the levels).
+ *
+ * Entry points: RTM_NEWLINK creating a netkit pair with and without
+ * IFLA_NETKIT_PEER_INFO, RTM_NEWLINK changing the policies of an existing
+ * pair that is up (changelink), RTM_DELLINK of a pair that is up and has
+ * a program and a link,
+ * BPF_PROG_ATTACH/BPF_PROG_DETACH/BPF_PROG_QUERY and BPF_LINK_CREATE/
+ * BPF_LINK_UPDATE/BPF_LINK_DETACH on netkit devices, and the attachment
+ * that fills bpf_mprog (BPF_PROG_ATTACH and BPF_LINK_CREATE of the 63rd
+ * program, bpf_mprog_max()), after which a 64th must fail with ERANGE as
+ * in mainline (kernel/bpf/mprog.c, bpf_mprog_attach()).
+ *
+ * -0 makes each call once without fault injection (the same checks; for
+ * kernels without CONFIG_FAULT_INJECTION). -t caps the run time of the
+ * fault loops (default 300 s; reaching it is a failure), -n the n of one
+ * entry point (default 5000). -v prints every kernel log line read that
+ * is not part of a fault injection stack. -c checks that no netkit
+ * device, no netkit link and no program of this tool (named nkfi) is
+ * left. Devices are named nkfi*, programs nkfi; the debugfs settings
+ * (ignore-gfp-wait, ...) are up to the caller (netkit_faultinject.sh).
+ * Prints "ok - ..." / "not ok - ..." lines and "# ..." notes; exits 1 if
+ * a check failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/if.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#define MPROG_MAX	63	/* bpf_mprog_max(): BPF_MPROG_MAX - 1 */
+#define MAX_ERRNO	256
+#define MAX_SITES	256
+#define NR_LINKS	128
+
+static int fault = 1, verbose, failures;
+static int max_n = 5000;
+static double deadline, time_cap = 300;
+static int fi_fd = -1, kmsg_fd = -1, nl_fd = -1;
+static unsigned int nl_seq;
+static char why[512];
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static const char *ename(int err)
+{
+	static char buf[4][16];
+	static int i;
+	const char *s = err > 0 ? strerrorname_np(err) : NULL;
+
+	if (s)
+		return s;
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "errno %d", err);
+	return buf[i];
+}
+
+static void result(int good, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", good ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!good)
+		failures++;
+}
+
+/* Sets why (the reason a check failed) and returns 0. */
+static int whyf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* ---- statistics of one entry point ---- */
+
+struct site {
+	char name[64];
+	char via[160];
+	int count;
+};
+
+struct stats {
+	int tries, injected, failed, inj_ok, ack_lost, problems;
+	int err[MAX_ERRNO];		/* failed calls, by errno */
+	int explained[8];		/* by index in explained[] */
+	int send_err[MAX_ERRNO];	/* of which: send() of the request */
+	int fi_reports, fi_slab, fi_page, alloc_warn, kmsg_lost;
+	int nsites;
+	struct site sites[MAX_SITES];
+	int nerrsites;
+	struct {
+		int err, count;
+		char site[64];
+	} errsites[MAX_SITES];		/* failed calls: errno and site */
+	int points;			/* fault points of the last call */
+};
+
+static struct stats *st;	/* the current entry point's */
+static struct stats total;	/* all sites, for the closing list */
+static const char *ep_name = "setup";
+static int cur_n;
+
+static void problem(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (st)
+		st->problems++;
+	if (st && st->problems > 10) {
+		if (st->problems == 11)
+			printf("# %s: more problems, not shown\n", ep_name);
+		return;
+	}
+	printf("# %s n=%d: ", ep_name, cur_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* ---- fail-nth ---- */
+
+static void fi_arm(int n)
+{
+	char buf[16];
+	int len;
+
+	if (!n)
+		return;
+	len = snprintf(buf, sizeof(buf), "%d", n);
+	if (pwrite(fi_fd, buf, len, 0) != len) {
+		printf("not ok - write %d to fail-nth: %s\n", n, strerror(errno));
+		exit(1);
+	}
+}
+
+/*
+ * After the call: 1 if the fault was injected; disarms in any case.
+ * *left: what fail-nth read (n minus the fault points passed).
+ */
+static int fi_disarm(int n, int *left)
+{
+	char buf[16] = "";
+
+	*left = 0;
+	if (!n)
+		return 0;
+	if (pread(fi_fd, buf, sizeof(buf) - 1, 0) <= 0 ||
+	    pwrite(fi_fd, "0", 1, 0) != 1) {
+		printf("not ok - read/reset fail-nth: %s\n", strerror(errno));
+		exit(1);
+	}
+	*left = atoi(buf);
+	return *left == 0;
+}
+
+/* ---- the kernel log ---- */
+
+static const char *const alloc_prefix[] = {
+	"dump_stack", "show_stack", "should_fail", "__should_fail",
+	"prepare_alloc_pages", "__alloc_pages", "alloc_pages",
+	"__get_free_pages", "get_zeroed_page", "__folio_alloc", "folio_alloc",
+	"alloc_slab_page", "allocate_slab", "new_slab", "___slab_alloc",
+	"__slab_alloc", "slab_alloc", "slab_pre_alloc_hook",
+	"kmem_cache_alloc", "__kmem_cache_alloc", "kmem_cache_zalloc",
+	"kmalloc", "__kmalloc", "kzalloc", "kvmalloc", "__kvmalloc", "kvzalloc",
+	"kcalloc", "kmemdup", "kstrdup", "kstrndup", "kvasprintf", "kasprintf",
+	"krealloc", "__do_krealloc", "kvrealloc", "__vmalloc", "vmalloc",
+	"vzalloc", "vm_area_alloc_pages", "__alloc_percpu", "pcpu_",
+	"kasan_", "__kasan_", "____kasan_", "kmemleak_", "create_object",
+	"__create_object", "mem_pool_alloc", "stack_depot_", "__stack_depot_",
+	"__alloc_skb", "alloc_skb", "__netdev_alloc_skb",
+	"radix_tree_node_alloc", "__radix_tree_preload", "radix_tree_preload",
+	"idr_preload", "idr_get_free", "idr_alloc", "xas_",
+};
+
+static int is_alloc_frame(const char *f)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(alloc_prefix) / sizeof(alloc_prefix[0]); i++)
+		if (!strncmp(f, alloc_prefix[i], strlen(alloc_prefix[i])))
+			return 1;
+	return 0;
+}
+
+static void site_add(struct stats *s, const char *name, const char *via)
+{
+	int i;
+
+	for (i = 0; i < s->nsites; i++) {
+		if (!strcmp(s->sites[i].name, name)) {
+			s->sites[i].count++;
+			return;
+		}
+	}
+	if (s->nsites == MAX_SITES)
+		return;
+	snprintf(s->sites[i].name, sizeof(s->sites[i].name), "%s", name);
+	snprintf(s->sites[i].via, sizeof(s->sites[i].via), "%s", via);
+	s->sites[i].count = 1;
+	s->nsites++;
+}
+
+enum { KM_NONE, KM_FI, KM_FI_STACK, KM_WARN, KM_WARN_STACK, KM_OTHER_STACK };
+#define MAX_FRAMES 64
+static int km_mode, km_nframes, km_nlines, km_fi_seen;
+static char km_frames[MAX_FRAMES][64];
+static char km_lines[MAX_FRAMES][128];	/* an unexplained stack, to print */
+static char km_last_site[256];		/* of the last injected fault */
+
+/*
+ * Functions that dump_stack() when an allocation under them failed:
+ * __register_sysctl_table() on any failure (fs/proc/proc_sysctl.c).
+ */
+static const char *const dumps_on_failure[] = {
+	"__register_sysctl_table",
+};
+
+static void km_finish(void)
+{
+	char via[160] = "";
+	int i, site = -1, k = 0;
+	size_t len = 0;
+
+	for (i = 0; i < km_nframes; i++) {
+		if (!is_alloc_frame(km_frames[i])) {
+			site = i;
+			break;
+		}
+	}
+	if (km_mode == KM_FI_STACK) {
+		if (site < 0) {
+			problem("fault injection stack without a caller of the allocator");
+		} else {
+			for (i = site + 1; i < km_nframes && k < 3; i++, k++)
+				len += snprintf(via + len, sizeof(via) - len, "%s%s",
+						k ? " < " : "", km_frames[i]);
+			if (st)
+				site_add(st, km_frames[site], via);
+			site_add(&total, km_frames[site], via);
+			snprintf(km_last_site, sizeof(km_last_site), "%s < %s",
+				 km_frames[site], via);
+		}
+	} else if (km_mode == KM_OTHER_STACK) {
+		for (i = 0; site >= 0 && km_fi_seen &&
+		     i < (int)(sizeof(dumps_on_failure) / sizeof(dumps_on_failure[0])); i++) {
+			if (!strcmp(km_frames[site], dumps_on_failure[i])) {
+				if (st)
+					st->alloc_warn++;
+				site = -2;
+				break;
+			}
+		}
+		if (site != -2) {
+			problem("kernel stack trace that no injected fault explains:");
+			for (i = 0; i < km_nlines; i++)
+				printf("#   %s\n", km_lines[i]);
+		}
+	}
+	km_mode = KM_NONE;
+	km_nframes = km_nlines = 0;
+}
+
+static const char *const bad_pattern[] = {
+	"WARNING:", "BUG:", "cut here", "Oops", "KASAN", "UBSAN",
+	"general protection", "kernel BUG", "unregister_netdevice: waiting",
+	"possible circular", "suspicious RCU", "INFO: task", "kmemleak:",
+	"refcount_t", "list_add corruption", "list_del corruption",
+	"sysfs: cannot create duplicate",
+};
+
+/* console_loglevel: records below it are printed on the console */
+static int con_level = 8, km_on_console;
+
+/*
+ * The fault injection reports must stay in the log buffer: the notice is
+ * KERN_NOTICE, the stack dump_stack()'s KERN_DEFAULT, i.e.
+ * default_message_loglevel (netkit_faultinject.sh sets both out of
+ * reach of the console).
+ */
+static void km_level(int level)
+{
+	if (level < con_level && !km_on_console++)
+		problem("a fault injection report line went to the console (level %d, console_loglevel %d)",
+			level, con_level);
+}
+
+static void kmsg_line(const char *s, int level)
+{
+	const char *f;
+	size_t i, n;
+
+	if (km_mode == KM_FI || km_mode == KM_FI_STACK)
+		km_level(level);
+	if (!strncmp(s, "FAULT_INJECTION: forcing a failure.", 35)) {
+		km_level(level);
+		km_finish();
+		km_mode = KM_FI;
+		km_fi_seen++;
+		if (st) {
+			st->fi_reports++;
+			if (strstr(s, "name fail_page_alloc"))
+				st->fi_page++;
+			else
+				st->fi_slab++;
+		}
+		return;
+	}
+	if (strstr(s, "page allocation failure:") || strstr(s, "vmalloc error:") ||
+	    strstr(s, "percpu: allocation failed")) {
+		km_finish();
+		km_mode = KM_WARN;
+		if (st)
+			st->alloc_warn++;
+		if (verbose)
+			printf("# kmsg: %s\n", s);
+		return;
+	}
+	if (!strcmp(s, "Call Trace:")) {
+		if (km_mode == KM_FI)
+			km_mode = KM_FI_STACK;
+		else if (km_mode == KM_WARN)
+			km_mode = KM_WARN_STACK;
+		else
+			km_mode = KM_OTHER_STACK;
+		return;
+	}
+	if (!strncmp(s, "CPU: ", 5) || !strncmp(s, "Hardware name: ", 15)) {
+		if (km_mode != KM_FI && km_mode != KM_WARN)
+			km_finish();
+		return;
+	}
+	if (s[0] == ' ' && km_mode >= KM_FI_STACK) {
+		f = s + strspn(s, " ");
+		if (km_nlines < MAX_FRAMES)
+			snprintf(km_lines[km_nlines++], sizeof(km_lines[0]), "%s", f);
+		if (!strncmp(f, "</TASK>", 7)) {
+			km_finish();
+			return;
+		}
+		if (f[0] == '?' || f[0] == '<')
+			return;
+		n = strcspn(f, "+ ");
+		if (n >= sizeof(km_frames[0]))
+			n = sizeof(km_frames[0]) - 1;
+		if (km_nframes < MAX_FRAMES) {
+			memcpy(km_frames[km_nframes], f, n);
+			km_frames[km_nframes++][n] = 0;
+		}
+		return;
+	}
+	if (km_mode != KM_NONE)
+		km_finish();
+	for (i = 0; i < sizeof(bad_pattern) / sizeof(bad_pattern[0]); i++) {
+		if (strstr(s, bad_pattern[i])) {
+			problem("kernel log: %s", s);
+			return;
+		}
+	}
+	if (verbose)
+		printf("# kmsg: %s\n", s);
+}
+
+/* Reads what the kernel logged since the last call. */
+static void kmsg_drain(void)
+{
+	char rec[2048], *text, *end;
+	ssize_t len;
+
+	if (kmsg_fd < 0)
+		return;
+	for (;;) {
+		len = read(kmsg_fd, rec, sizeof(rec) - 1);
+		if (len < 0 && errno == EPIPE) {
+			if (st)
+				st->kmsg_lost++;
+			continue;
+		}
+		if (len <= 0)
+			break;
+		rec[len] = 0;
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		end = strchr(text, '\n');
+		if (end)
+			*end = 0;
+		kmsg_line(text, atoi(rec) & 7);
+	}
+	/* The call has returned: its reports are complete. */
+	km_finish();
+}
+
+/* ---- rtnetlink ---- */
+
+struct nlreq {
+	struct nlmsghdr n;
+	struct ifinfomsg i;
+	char buf[1024];
+};
+
+static struct rtattr *add_attr(struct nlreq *r, int type, const void *data,
+			       int len)
+{
+	struct rtattr *rta = (void *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+static void add_u32(struct nlreq *r, int type, __u32 v)
+{
+	add_attr(r, type, &v, sizeof(v));
+}
+
+static void end_nest(struct nlreq *r, struct rtattr *nest)
+{
+	nest->rta_len = (char *)r + r->n.nlmsg_len - (char *)nest;
+}
+
+/* The next message of a buffer of len bytes at off, NULL at the end. */
+static struct nlmsghdr *nl_next(char *buf, int len, int *off)
+{
+	struct nlmsghdr *h = (void *)(buf + *off);
+
+	if (*off + (int)sizeof(*h) > len || h->nlmsg_len < sizeof(*h) ||
+	    *off + (int)h->nlmsg_len > len)
+		return NULL;
+	*off += NLMSG_ALIGN(h->nlmsg_len);
+	return h;
+}
+
+static void nl_init(struct nlreq *r, int type, int flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	r->n.nlmsg_type = type;
+	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	r->i.ifi_family = AF_UNSPEC;
+}
+
+enum { CALL_OK, CALL_FAIL, CALL_ACK_LOST };
+
+struct outcome {
+	int res;		/* CALL_* */
+	int err;		/* errno of a failure */
+	int in_send;		/* the failure came from send() */
+	int injected;
+	int left;		/* fail-nth after the call */
+	char ext[256];		/* extack message */
+};
+
+static const char *extack_msg(struct nlmsghdr *n, int len)
+{
+	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
+	struct nlmsgerr *e = NLMSG_DATA(n);
+	struct nlattr *a;
+
+	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NULL;
+	if (!(n->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	while (off + (int)sizeof(*a) <= len) {
+		a = (struct nlattr *)((char *)n + off);
+		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG)
+			return (const char *)(a + 1);
+		off += NLA_ALIGN(a->nla_len);
+	}
+	return NULL;
+}
+
+/* Sends the request with fail-nth at n (0: none), reads the ack. */
+static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
+{
+	static char buf[8192] __attribute__((aligned(4)));
+	struct nlmsghdr *h;
+	const char *msg;
+	int len, rc, off;
+
+	memset(o, 0, sizeof(*o));
+	n->nlmsg_seq = ++nl_seq;
+	fi_arm(fault_n);
+	rc = send(nl_fd, n, n->nlmsg_len, 0);
+	o->err = errno;
+	o->injected = fi_disarm(fault_n, &o->left);
+	if (rc < 0) {
+		o->res = CALL_FAIL;
+		o->in_send = 1;
+		return;
+	}
+	for (;;) {
+		len = recv(nl_fd, buf, sizeof(buf), 0);
+		if (len < 0) {
+			o->err = errno;
+			o->res = o->err == ENOBUFS ? CALL_ACK_LOST : CALL_FAIL;
+			snprintf(o->ext, sizeof(o->ext), "recv: %s", ename(o->err));
+			return;
+		}
+		off = 0;
+		while ((h = nl_next(buf, len, &off))) {
+			if (h->nlmsg_seq != nl_seq || h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			o->err = -((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			o->res = o->err ? CALL_FAIL : CALL_OK;
+			msg = extack_msg(h, h->nlmsg_len);
+			if (msg)
+				snprintf(o->ext, sizeof(o->ext), "%s", msg);
+			return;
+		}
+	}
+}
+
+struct lnk {
+	int ifindex, link, primary, policy, peer_policy, mode;
+	unsigned int flags;
+	char name[IFNAMSIZ];
+	char kind[16];
+};
+
+struct links {
+	int n;
+	struct lnk l[NR_LINKS];
+};
+
+static void parse_netkit(struct lnk *l, struct rtattr *data)
+{
+	int len = RTA_PAYLOAD(data);
+	struct rtattr *a;
+
+	for (a = RTA_DATA(data); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case IFLA_NETKIT_PRIMARY:
+			l->primary = *(__u8 *)RTA_DATA(a);
+			break;
+		case IFLA_NETKIT_POLICY:
+			l->policy = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_NETKIT_PEER_POLICY:
+			l->peer_policy = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_NETKIT_MODE:
+			l->mode = *(__u32 *)RTA_DATA(a);
+			break;
+		}
+	}
+}
+
+static void parse_link(struct lnk *l, struct nlmsghdr *h)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int len = IFLA_PAYLOAD(h), ilen;
+	struct rtattr *a, *b;
+
+	memset(l, 0, sizeof(*l));
+	l->link = l->primary = l->policy = l->peer_policy = l->mode = -1;
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		if (a->rta_type == IFLA_IFNAME)
+			snprintf(l->name, sizeof(l->name), "%s", (char *)RTA_DATA(a));
+		else if (a->rta_type == IFLA_LINK)
+			l->link = *(__u32 *)RTA_DATA(a);
+		if (a->rta_type != IFLA_LINKINFO)
+			continue;
+		ilen = RTA_PAYLOAD(a);
+		for (b = RTA_DATA(a); RTA_OK(b, ilen); b = RTA_NEXT(b, ilen)) {
+			if (b->rta_type == IFLA_INFO_KIND)
+				snprintf(l->kind, sizeof(l->kind), "%.*s",
+					 (int)RTA_PAYLOAD(b), (char *)RTA_DATA(b));
+			else if (b->rta_type == IFLA_INFO_DATA)
+				parse_netkit(l, b);
+		}
+	}
+}
+
+/* All devices of the namespace, by an RTM_GETLINK dump. */
+static int links_get(struct links *ls)
+{
+	static char buf[65536] __attribute__((aligned(4)));
+	struct nlreq r;
+	struct nlmsghdr *h;
+	int len, off;
+
+	ls->n = 0;
+	nl_init(&r, RTM_GETLINK, NLM_F_DUMP);
+	r.n.nlmsg_flags &= ~NLM_F_ACK;
+	r.n.nlmsg_seq = ++nl_seq;
+	if (send(nl_fd, &r, r.n.nlmsg_len, 0) < 0)
+		return whyf("RTM_GETLINK dump: %s", strerror(errno));
+	for (;;) {
+		len = recv(nl_fd, buf, sizeof(buf), 0);
+		if (len < 0)
+			return whyf("RTM_GETLINK dump: recv: %s", strerror(errno));
+		off = 0;
+		while ((h = nl_next(buf, len, &off))) {
+			if (h->nlmsg_seq != nl_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return 1;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return whyf("RTM_GETLINK dump: %s",
+					    strerror(-((struct nlmsgerr *)NLMSG_DATA(h))->error));
+			if (h->nlmsg_type == RTM_NEWLINK && ls->n < NR_LINKS)
+				parse_link(&ls->l[ls->n++], h);
+		}
+	}
+}
+
+static struct lnk *by_name(struct links *ls, const char *name)
+{
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (!strcmp(ls->l[i].name, name))
+			return &ls->l[i];
+	return NULL;
+}
+
+static struct lnk *by_index(struct links *ls, int ifindex)
+{
+	int i;
+
+	for (i = 0; i < ls->n; i++)
+		if (ls->l[i].ifindex == ifindex)
+			return &ls->l[i];
+	return NULL;
+}
+
+/* The devices of b that are not in a (same ifindex and name): count, names. */
+static int links_new(struct links *a, struct links *b, char *names, size_t size)
+{
+	struct lnk *l;
+	size_t len = 0;
+	int i, n = 0;
+
+	if (names && size)
+		names[0] = 0;
+	for (i = 0; i < b->n; i++) {
+		l = by_index(a, b->l[i].ifindex);
+		if (l && !strcmp(l->name, b->l[i].name))
+			continue;
+		n++;
+		if (names && len < size)
+			len += snprintf(names + len, size - len, " %s(%d)",
+					b->l[i].name, b->l[i].ifindex);
+	}
+	return n;
+}
+
+static int links_same(struct links *a, struct links *b)
+{
+	char added[256], gone[256];
+	int na = links_new(a, b, added, sizeof(added));
+	int ng = links_new(b, a, gone, sizeof(gone));
+
+	if (!na && !ng)
+		return 1;
+	return whyf("devices changed: new:%s gone:%s", na ? added : " -", ng ? gone : " -");
+}
+
+static int nk_create(const char *name, const char *peer, int with_data,
+		     int mode, int pol, int peer_pol, int fault_n,
+		     struct outcome *o)
+{
+	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
+	struct rtattr *linkinfo, *data, *pi;
+	struct nlreq r;
+	struct outcome tmp;
+
+	if (!o)
+		o = &tmp;
+	nl_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
+	add_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
+	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
+	if (with_data) {
+		data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
+		add_u32(&r, IFLA_NETKIT_MODE, mode);
+		add_u32(&r, IFLA_NETKIT_POLICY, pol);
+		add_u32(&r, IFLA_NETKIT_PEER_POLICY, peer_pol);
+		if (peer) {
+			pi = add_attr(&r, IFLA_NETKIT_PEER_INFO, &peer_ifm,
+				      sizeof(peer_ifm));
+			add_attr(&r, IFLA_IFNAME, peer, strlen(peer) + 1);
+			end_nest(&r, pi);
+		}
+		end_nest(&r, data);
+	}
+	end_nest(&r, linkinfo);
+	nl_call(&r.n, fault_n, o);
+	if (o->res == CALL_OK)
+		return 1;
+	return whyf("RTM_NEWLINK %s: %s%s%s", name, ename(o->err),
+		    o->ext[0] ? ": " : "", o->ext);
+}
+
+static int nk_change(int ifindex, int pol, int peer_pol, int fault_n,
+		     struct outcome *o)
+{
+	struct rtattr *linkinfo, *data;
+	struct nlreq r;
+	struct outcome tmp;
+
+	if (!o)
+		o = &tmp;
+	nl_init(&r, RTM_NEWLINK, 0);
+	r.i.ifi_index = ifindex;
+	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
+	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
+	data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
+	add_u32(&r, IFLA_NETKIT_POLICY, pol);
+	add_u32(&r, IFLA_NETKIT_PEER_POLICY, peer_pol);
+	end_nest(&r, data);
+	end_nest(&r, linkinfo);
+	nl_call(&r.n, fault_n, o);
+	if (o->res == CALL_OK)
+		return 1;
+	return whyf("RTM_NEWLINK (change) %d: %s%s%s", ifindex, ename(o->err),
+		    o->ext[0] ? ": " : "", o->ext);
+}
+
+static int nk_del(int ifindex, int fault_n, struct outcome *o)
+{
+	struct nlreq r;
+	struct outcome tmp;
+
+	if (!o)
+		o = &tmp;
+	nl_init(&r, RTM_DELLINK, 0);
+	r.i.ifi_index = ifindex;
+	nl_call(&r.n, fault_n, o);
+	if (o->res == CALL_OK)
+		return 1;
+	return whyf("RTM_DELLINK %d: %s%s%s", ifindex, ename(o->err),
+		    o->ext[0] ? ": " : "", o->ext);
+}
+
+/* Sets IFF_UP (no injection). */
+static int nk_up(int ifindex)
+{
+	struct nlreq r;
+	struct outcome o;
+
+	nl_init(&r, RTM_NEWLINK, 0);
+	r.i.ifi_index = ifindex;
+	r.i.ifi_flags = IFF_UP;
+	r.i.ifi_change = IFF_UP;
+	nl_call(&r.n, 0, &o);
+	if (o.res == CALL_OK)
+		return 1;
+	return whyf("set %d up: %s%s%s", ifindex, ename(o.err),
+		    o.ext[0] ? ": " : "", o.ext);
+}
+
+/* Creates a pair, both up. */
+static int nk_create_up(const char *name, const char *peer)
+{
+	struct links ls;
+
+	if (!nk_create(name, peer, 1, NETKIT_L3, NETKIT_PASS, NETKIT_PASS, 0, NULL) ||
+	    !links_get(&ls) || !by_name(&ls, name) || !by_name(&ls, peer))
+		return 0;
+	return nk_up(by_name(&ls, peer)->ifindex) && nk_up(by_name(&ls, name)->ifindex);
+}
+
+/* The device's ifindex, 0 if there is none. */
+static int ifindex_of(const char *name)
+{
+	struct links ls;
+	struct lnk *l;
+
+	if (!links_get(&ls))
+		return 0;
+	l = by_name(&ls, name);
+	return l ? l->ifindex : 0;
+}
+
+static int del_if_there(const char *name)
+{
+	int idx = ifindex_of(name);
+
+	return !idx || nk_del(idx, 0, NULL);
+}
+
+/* ---- bpf(2) ---- */
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/* bpf(2) with fail-nth at n (0: none). */
+static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
+		    struct outcome *o)
+{
+	int rc;
+
+	memset(o, 0, sizeof(*o));
+	fi_arm(fault_n);
+	rc = sys_bpf(cmd, attr);
+	o->err = errno;
+	o->injected = fi_disarm(fault_n, &o->left);
+	o->res = rc < 0 ? CALL_FAIL : CALL_OK;
+	if (rc >= 0)
+		o->err = 0;
+	return rc;
+}
+
+static int prog_load(int type)
+{
+	struct bpf_insn insns[] = {
+		/* r0 = NETKIT_NEXT; exit */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = NETKIT_NEXT },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
+	attr.expected_attach_type = type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (unsigned long)"GPL";
+	strcpy(attr.prog_name, "nkfi");
+	fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0)
+		whyf("BPF_PROG_LOAD: %s", ename(errno));
+	return fd;
+}
+
+static int obj_info(int fd, void *info, __u32 len)
+{
+	union bpf_attr attr;
+
+	memset(info, 0, len);
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = len;
+	attr.info.info = (unsigned long)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+}
+
+static __u32 prog_id(int fd)
+{
+	struct bpf_prog_info info;
+
+	return obj_info(fd, &info, sizeof(info)) ? 0 : info.id;
+}
+
+/* 1 if no program (or link) has this id any more. */
+static int id_gone(int cmd, __u32 id)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	if (cmd == BPF_PROG_GET_FD_BY_ID)
+		attr.prog_id = id;
+	else
+		attr.link_id = id;
+	fd = sys_bpf(cmd, &attr);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno == ENOENT;
+}
+
+/* Closes the program's fd: nothing else may hold it. */
+static int prog_release(int *fd, __u32 id, const char *what)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	if (!id || id_gone(BPF_PROG_GET_FD_BY_ID, id))
+		return 1;
+	return whyf("%s program %u still exists after its fd was closed (a reference was left)",
+		    what, id);
+}
+
+static int link_release(int *fd, __u32 id)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	if (!id || id_gone(BPF_LINK_GET_FD_BY_ID, id))
+		return 1;
+	return whyf("link %u still exists after its fd was closed", id);
+}
+
+struct query {
+	__u32 count;
+	__u32 ids[MPROG_MAX + 2];
+	__u32 link_ids[MPROG_MAX + 2];
+	__u64 revision;
+};
+
+static void query_attr(union bpf_attr *attr, int ifindex, int type,
+		       struct query *q)
+{
+	memset(q, 0, sizeof(*q));
+	memset(attr, 0, sizeof(*attr));
+	attr->query.target_ifindex = ifindex;
+	attr->query.attach_type = type;
+	attr->query.prog_ids = (unsigned long)q->ids;
+	attr->query.link_ids = (unsigned long)q->link_ids;
+	attr->query.count = MPROG_MAX + 2;
+}
+
+static int query(int ifindex, int type, struct query *q)
+{
+	union bpf_attr attr;
+
+	query_attr(&attr, ifindex, type, q);
+	if (sys_bpf(BPF_PROG_QUERY, &attr))
+		return whyf("BPF_PROG_QUERY: %s", ename(errno));
+	q->count = attr.query.count;
+	q->revision = attr.query.revision;
+	return 1;
+}
+
+/* The query shows exactly these programs (and links; 0: none). */
+static int attached(int ifindex, int type, int count, const __u32 *ids,
+		    const __u32 *link_ids)
+{
+	struct query q;
+	int i;
+
+	if (!query(ifindex, type, &q))
+		return 0;
+	if ((int)q.count != count)
+		return whyf("%s: %u programs attached, expected %d",
+			    type == BPF_NETKIT_PEER ? "peer" : "primary", q.count, count);
+	for (i = 0; i < count; i++) {
+		if (q.ids[i] != ids[i] || q.link_ids[i] != (link_ids ? link_ids[i] : 0))
+			return whyf("%s: position %d has program %u link %u, expected %u link %u",
+				    type == BPF_NETKIT_PEER ? "peer" : "primary", i,
+				    q.ids[i], q.link_ids[i], ids[i],
+				    link_ids ? link_ids[i] : 0);
+	}
+	return 1;
+}
+
+static int prog_attach(int ifindex, int type, int fd, int fault_n,
+		       struct outcome *o)
+{
+	union bpf_attr attr;
+	struct outcome tmp;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_ifindex = ifindex;
+	attr.attach_bpf_fd = fd;
+	attr.attach_type = type;
+	if (bpf_call(BPF_PROG_ATTACH, &attr, fault_n, o ? o : &tmp) == 0)
+		return 1;
+	return whyf("BPF_PROG_ATTACH: %s", ename(o ? o->err : tmp.err));
+}
+
+static int prog_detach(int ifindex, int type, int fd, int fault_n,
+		       struct outcome *o)
+{
+	union bpf_attr attr;
+	struct outcome tmp;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_ifindex = ifindex;
+	attr.attach_bpf_fd = fd;
+	attr.attach_type = type;
+	if (bpf_call(BPF_PROG_DETACH, &attr, fault_n, o ? o : &tmp) == 0)
+		return 1;
+	return whyf("BPF_PROG_DETACH: %s", ename(o ? o->err : tmp.err));
+}
+
+/* Returns the link fd, -1 on failure. */
+static int link_create(int ifindex, int type, int prog_fd, int fault_n,
+		       struct outcome *o)
+{
+	union bpf_attr attr;
+	struct outcome tmp;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = prog_fd;
+	attr.link_create.target_ifindex = ifindex;
+	attr.link_create.attach_type = type;
+	fd = bpf_call(BPF_LINK_CREATE, &attr, fault_n, o ? o : &tmp);
+	if (fd < 0)
+		whyf("BPF_LINK_CREATE: %s", ename(o ? o->err : tmp.err));
+	return fd;
+}
+
+static int link_info(int fd, struct bpf_link_info *info)
+{
+	if (obj_info(fd, info, sizeof(*info)))
+		return whyf("link info: %s", ename(errno));
+	return 1;
+}
+
+/* The ids of all BPF links, ascending. */
+static int link_ids(__u32 *ids, int max)
+{
+	union bpf_attr attr;
+	int n = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	while (!sys_bpf(BPF_LINK_GET_NEXT_ID, &attr) && n < max) {
+		ids[n++] = attr.next_id;
+		attr.start_id = attr.next_id;
+	}
+	return n;
+}
+
+struct idlist {
+	int n;
+	__u32 ids[1024];
+};
+
+static void idlist_get(struct idlist *l)
+{
+	l->n = link_ids(l->ids, 1024);
+}
+
+static int idlist_same(struct idlist *a, struct idlist *b)
+{
+	if (a->n == b->n && !memcmp(a->ids, b->ids, a->n * sizeof(a->ids[0])))
+		return 1;
+	return whyf("BPF link ids changed: %d links before, %d after", a->n, b->n);
+}
+
+/* ---- the entry points ---- */
+
+/*
+ * setup: bring the state the call starts from (no injection);
+ * call: the call, with fail-nth at n (0: none);
+ * unchanged: checks the state after a failed call;
+ * done: checks the state after a successful call;
+ * teardown: back to the state before setup (final: the last, successful
+ * call; the state may be kept for fini);
+ * init/fini: before and after the loop.
+ * The checks return 1 if good, else 0 with the reason in why.
+ */
+struct ep {
+	const char *name;
+	const char *what;
+	int arg;
+	int (*init)(int arg);
+	int (*setup)(int arg);
+	void (*call)(int arg, int n, struct outcome *o);
+	int (*unchanged)(int arg);
+	int (*done)(int arg);
+	int (*teardown)(int arg, int final);
+	int (*fini)(int arg);
+};
+
+static int ep_done;		/* the loop ended with a successful call */
+static struct links before;	/* the devices before the call */
+static struct idlist lbefore;	/* the links before the call */
+
+static int snapshot(void)
+{
+	idlist_get(&lbefore);
+	return links_get(&before);
+}
+
+static int devices_unchanged(void)
+{
+	struct links now;
+
+	return links_get(&now) && links_same(&before, &now);
+}
+
+static int newlink_unchanged(int arg)
+{
+	(void)arg;
+	return devices_unchanged();
+}
+
+/* RTM_NEWLINK creating a pair, arg 1: with IFLA_NETKIT_PEER_INFO. */
+static int newlink_setup(int arg)
+{
+	(void)arg;
+	return snapshot();
+}
+
+static void newlink_call(int arg, int n, struct outcome *o)
+{
+	if (arg)
+		nk_create("nkfi1", "nkfi1p", 1, NETKIT_L2, NETKIT_PASS,
+			  NETKIT_DROP, n, o);
+	else
+		nk_create("nkfi2", NULL, 0, 0, 0, 0, n, o);
+}
+
+static int check_pair(struct links *ls, const char *name, const char *peer,
+		      int mode, int pol, int peer_pol)
+{
+	struct lnk *p = by_name(ls, name), *q;
+
+	if (!p)
+		return whyf("no device %s", name);
+	q = by_index(ls, p->link);
+	if (!q)
+		return whyf("%s: no peer device (iflink %d)", name, p->link);
+	if (peer ? strcmp(q->name, peer) :
+	    strncmp(q->name, "nk", 2) || strspn(q->name + 2, "0123456789") !=
+	    strlen(q->name + 2) || !q->name[2])
+		return whyf("%s: peer is %s, expected %s", name, q->name,
+			    peer ? peer : "nk<number>");
+	if (strcmp(p->kind, "netkit") || strcmp(q->kind, "netkit"))
+		return whyf("%s/%s: kinds %s/%s", name, q->name, p->kind, q->kind);
+	if (q->link != p->ifindex)
+		return whyf("%s: iflink %d, expected %d", q->name, q->link, p->ifindex);
+	if (p->primary != 1 || q->primary != 0)
+		return whyf("%s/%s: primary %d/%d, expected 1/0", name, q->name,
+			    p->primary, q->primary);
+	if (p->mode != mode || q->mode != mode)
+		return whyf("%s/%s: mode %d/%d, expected %d", name, q->name,
+			    p->mode, q->mode, mode);
+	/* dev_change_flags() clears IFF_NOARP in L2 mode. */
+	if (!(p->flags & IFF_NOARP) != (mode == NETKIT_L2) ||
+	    !(q->flags & IFF_NOARP) != (mode == NETKIT_L2))
+		return whyf("%s/%s: flags %#x/%#x, IFF_NOARP must be %s in mode %d",
+			    name, q->name, p->flags, q->flags,
+			    mode == NETKIT_L2 ? "clear" : "set", mode);
+	if (p->policy != pol || p->peer_policy != peer_pol ||
+	    q->policy != peer_pol || q->peer_policy != pol)
+		return whyf("%s/%s: policies %d,%d/%d,%d, expected %d,%d/%d,%d",
+			    name, q->name, p->policy, p->peer_policy, q->policy,
+			    q->peer_policy, pol, peer_pol, peer_pol, pol);
+	return 1;
+}
+
+static int newlink_done(int arg)
+{
+	struct links now;
+	char added[256];
+	int n;
+
+	if (!links_get(&now))
+		return 0;
+	n = links_new(&before, &now, added, sizeof(added));
+	if (n != 2 || links_new(&now, &before, NULL, 0))
+		return whyf("expected the two devices of the pair as the only change, new:%s", added);
+	if (arg)
+		return check_pair(&now, "nkfi1", "nkfi1p", NETKIT_L2,
+				  NETKIT_PASS, NETKIT_DROP);
+	return check_pair(&now, "nkfi2", NULL, NETKIT_L3, NETKIT_PASS,
+			  NETKIT_PASS);
+}
+
+static int newlink_teardown(int arg, int final)
+{
+	(void)final;
+	return del_if_there(arg ? "nkfi1" : "nkfi2") && devices_unchanged();
+}
+
+static int newlink_fini(int arg)
+{
+	return del_if_there(arg ? "nkfi1" : "nkfi2");
+}
+
+/* RTM_NEWLINK without NLM_F_CREATE: changelink of both policies. */
+static int change_setup(int arg)
+{
+	struct links ls;
+	struct lnk *l;
+
+	(void)arg;
+	if (!links_get(&ls))
+		return 0;
+	l = by_name(&ls, "nkfi3");
+	if (!l && !nk_create_up("nkfi3", "nkfi3p"))
+		return 0;
+	if (l && (l->policy != NETKIT_PASS || l->peer_policy != NETKIT_PASS) &&
+	    !nk_change(l->ifindex, NETKIT_PASS, NETKIT_PASS, 0, NULL))
+		return 0;
+	return snapshot() && check_pair(&before, "nkfi3", "nkfi3p", NETKIT_L3,
+					NETKIT_PASS, NETKIT_PASS);
+}
+
+static void change_call(int arg, int n, struct outcome *o)
+{
+	(void)arg;
+	nk_change(by_name(&before, "nkfi3")->ifindex, NETKIT_DROP, NETKIT_DROP,
+		  n, o);
+}
+
+static int change_check(int drop)
+{
+	struct links now;
+	int pol = drop ? NETKIT_DROP : NETKIT_PASS;
+
+	if (!links_get(&now) || !links_same(&before, &now) ||
+	    !check_pair(&now, "nkfi3", "nkfi3p", NETKIT_L3, pol, pol))
+		return 0;
+	if (!(by_name(&now, "nkfi3")->flags & IFF_UP) ||
+	    !(by_name(&now, "nkfi3p")->flags & IFF_UP))
+		return whyf("nkfi3/nkfi3p are no longer up");
+	return 1;
+}
+
+static int change_unchanged(int arg)
+{
+	(void)arg;
+	return change_check(0);
+}
+
+static int change_done(int arg)
+{
+	(void)arg;
+	return change_check(1);
+}
+
+static int change_fini(int arg)
+{
+	(void)arg;
+	return del_if_there("nkfi3");
+}
+
+/*
+ * RTM_DELLINK of a pair with a program (BPF_PROG_ATTACH) on the primary
+ * and a link on the peer: both are released with the devices.
+ */
+static int del_prog = -1, del_lprog = -1, del_link = -1;
+static __u32 del_prog_id, del_lprog_id, del_link_id;
+
+static int del_setup(int arg)
+{
+	struct bpf_link_info info;
+	int idx;
+
+	(void)arg;
+	if (!nk_create_up("nkfi4", "nkfi4p"))
+		return 0;
+	idx = ifindex_of("nkfi4");
+	del_prog = prog_load(BPF_NETKIT_PRIMARY);
+	del_lprog = prog_load(BPF_NETKIT_PEER);
+	if (del_prog < 0 || del_lprog < 0 ||
+	    !prog_attach(idx, BPF_NETKIT_PRIMARY, del_prog, 0, NULL))
+		return 0;
+	del_link = link_create(idx, BPF_NETKIT_PEER, del_lprog, 0, NULL);
+	if (del_link < 0 || !link_info(del_link, &info))
+		return 0;
+	del_prog_id = prog_id(del_prog);
+	del_lprog_id = prog_id(del_lprog);
+	del_link_id = info.id;
+	return snapshot();
+}
+
+static void del_call(int arg, int n, struct outcome *o)
+{
+	(void)arg;
+	nk_del(by_name(&before, "nkfi4")->ifindex, n, o);
+}
+
+static int del_unchanged(int arg)
+{
+	int idx = by_name(&before, "nkfi4")->ifindex;
+
+	(void)arg;
+	return devices_unchanged() &&
+	       attached(idx, BPF_NETKIT_PRIMARY, 1, &del_prog_id, NULL) &&
+	       attached(idx, BPF_NETKIT_PEER, 1, &del_lprog_id, &del_link_id);
+}
+
+static int del_done(int arg)
+{
+	struct bpf_link_info info;
+	struct links now;
+	char gone[256];
+
+	(void)arg;
+	if (!links_get(&now))
+		return 0;
+	if (links_new(&before, &now, NULL, 0) ||
+	    links_new(&now, &before, gone, sizeof(gone)) != 2 ||
+	    by_name(&now, "nkfi4") || by_name(&now, "nkfi4p"))
+		return whyf("expected nkfi4 and nkfi4p gone and nothing else, gone:%s", gone);
+	if (!link_info(del_link, &info))
+		return 0;
+	if (info.netkit.ifindex)
+		return whyf("the link is still on ifindex %u", info.netkit.ifindex);
+	/* The device held the only other references. */
+	return prog_release(&del_prog, del_prog_id, "the primary's") &&
+	       link_release(&del_link, del_link_id) &&
+	       prog_release(&del_lprog, del_lprog_id, "the link's");
+}
+
+static int del_teardown(int arg, int final)
+{
+	(void)arg;
+	(void)final;
+	return del_if_there("nkfi4") &&
+	       prog_release(&del_prog, del_prog_id, "the primary's") &&
+	       link_release(&del_link, del_link_id) &&
+	       prog_release(&del_lprog, del_lprog_id, "the link's");
+}
+
+static int del_fini(int arg)
+{
+	return del_teardown(arg, 1);
+}
+
+/* The BPF entry points work on the pair nkfi5/nkfi5p. */
+static int bpf_idx, bpf_pidx;
+static int bp = -1, bp2 = -1, bl = -1;	/* programs and a link */
+static __u32 bp_id, bp2_id, bl_id;
+
+static int bpf_init(int arg)
+{
+	(void)arg;
+	if (!ifindex_of("nkfi5") &&
+	    !nk_create("nkfi5", "nkfi5p", 1, NETKIT_L2, NETKIT_PASS,
+		       NETKIT_PASS, 0, NULL))
+		return 0;
+	bpf_idx = ifindex_of("nkfi5");
+	bpf_pidx = ifindex_of("nkfi5p");
+	return attached(bpf_idx, BPF_NETKIT_PRIMARY, 0, NULL, NULL) &&
+	       attached(bpf_idx, BPF_NETKIT_PEER, 0, NULL, NULL);
+}
+
+static int bpf_fini(int arg)
+{
+	(void)arg;
+	return del_if_there("nkfi5");
+}
+
+static int load_bp(int type)
+{
+	bl_id = bp2_id = 0;
+	bp = prog_load(type);
+	bp_id = bp < 0 ? 0 : prog_id(bp);
+	return bp >= 0;
+}
+
+static int release_all(void)
+{
+	return link_release(&bl, bl_id) &&
+	       prog_release(&bp, bp_id, "the first") &&
+	       prog_release(&bp2, bp2_id, "the second");
+}
+
+/* BPF_PROG_ATTACH, arg: the attach type. */
+static int attach_setup(int arg)
+{
+	return load_bp(arg) && snapshot();
+}
+
+static void attach_call(int arg, int n, struct outcome *o)
+{
+	prog_attach(bpf_idx, arg, bp, n, o);
+}
+
+static int attach_unchanged(int arg)
+{
+	return attached(bpf_idx, arg, 0, NULL, NULL) &&
+	       prog_release(&bp, bp_id, "the refused");
+}
+
+static int attach_done(int arg)
+{
+	return attached(bpf_idx, arg, 1, &bp_id, NULL);
+}
+
+static int attach_teardown(int arg, int final)
+{
+	(void)final;
+	if (bp >= 0 && !prog_detach(bpf_idx, arg, bp, 0, NULL))
+		return 0;
+	return attached(bpf_idx, arg, 0, NULL, NULL) && release_all();
+}
+
+/* BPF_PROG_QUERY of the primary with one program. */
+static struct query qres;
+
+static int query_setup(int arg)
+{
+	return load_bp(arg) && prog_attach(bpf_idx, arg, bp, 0, NULL) && snapshot();
+}
+
+static void query_call(int arg, int n, struct outcome *o)
+{
+	union bpf_attr attr;
+
+	query_attr(&attr, bpf_idx, arg, &qres);
+	bpf_call(BPF_PROG_QUERY, &attr, n, o);
+	qres.count = attr.query.count;
+}
+
+static int query_unchanged(int arg)
+{
+	return attached(bpf_idx, arg, 1, &bp_id, NULL);
+}
+
+static int query_done(int arg)
+{
+	if (qres.count != 1 || qres.ids[0] != bp_id || qres.link_ids[0])
+		return whyf("the query returned %u programs, first %u link %u; expected 1, %u link 0",
+			    qres.count, qres.ids[0], qres.link_ids[0], bp_id);
+	return query_unchanged(arg);
+}
+
+/* BPF_PROG_DETACH of the one program. */
+static void detach_call(int arg, int n, struct outcome *o)
+{
+	prog_detach(bpf_idx, arg, bp, n, o);
+}
+
+static int detach_done(int arg)
+{
+	return attached(bpf_idx, arg, 0, NULL, NULL) &&
+	       prog_release(&bp, bp_id, "the detached");
+}
+
+/* BPF_LINK_CREATE, arg: the attach type. */
+static void lcreate_call(int arg, int n, struct outcome *o)
+{
+	bl = link_create(bpf_idx, arg, bp, n, o);
+}
+
+static int lcreate_unchanged(int arg)
+{
+	struct idlist now;
+
+	idlist_get(&now);
+	return idlist_same(&lbefore, &now) &&
+	       attached(bpf_idx, arg, 0, NULL, NULL) &&
+	       prog_release(&bp, bp_id, "the refused");
+}
+
+/* The link of this program on nkfi5 (its peer nkfi5p for a peer link). */
+static int link_is(int fd, __u32 prog, int type, __u32 *id)
+{
+	int ifindex = type == BPF_NETKIT_PEER ? bpf_pidx : bpf_idx;
+	struct bpf_link_info info;
+
+	if (!link_info(fd, &info))
+		return 0;
+	if (info.type != BPF_LINK_TYPE_NETKIT || info.prog_id != prog ||
+	    (int)info.netkit.ifindex != ifindex || (int)info.netkit.attach_type != type)
+		return whyf("link %u: type %u prog %u ifindex %u attach type %u, expected %u %u %d %d",
+			    info.id, info.type, info.prog_id, info.netkit.ifindex,
+			    info.netkit.attach_type, BPF_LINK_TYPE_NETKIT, prog,
+			    ifindex, type);
+	if (id)
+		*id = info.id;
+	return 1;
+}
+
+static int lcreate_done(int arg)
+{
+	struct idlist now;
+
+	idlist_get(&now);
+	if (now.n != lbefore.n + 1)
+		return whyf("%d links before, %d after", lbefore.n, now.n);
+	return link_is(bl, bp_id, arg, &bl_id) &&
+	       attached(bpf_idx, arg, 1, &bp_id, &bl_id);
+}
+
+static int lcreate_teardown(int arg, int final)
+{
+	(void)final;
+	return release_all() && attached(bpf_idx, arg, 0, NULL, NULL);
+}
+
+/* BPF_LINK_UPDATE of a link from bp to bp2. */
+static int lupdate_setup(int arg)
+{
+	if (!load_bp(arg))
+		return 0;
+	bl = link_create(bpf_idx, arg, bp, 0, NULL);
+	bp2 = prog_load(arg);
+	if (bl < 0 || bp2 < 0 || !link_is(bl, bp_id, arg, &bl_id))
+		return 0;
+	bp2_id = prog_id(bp2);
+	return snapshot();
+}
+
+static void lupdate_call(int arg, int n, struct outcome *o)
+{
+	union bpf_attr attr;
+
+	(void)arg;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_update.link_fd = bl;
+	attr.link_update.new_prog_fd = bp2;
+	bpf_call(BPF_LINK_UPDATE, &attr, n, o);
+}
+
+static int lupdate_unchanged(int arg)
+{
+	return link_is(bl, bp_id, arg, NULL) &&
+	       attached(bpf_idx, arg, 1, &bp_id, &bl_id) &&
+	       prog_release(&bp2, bp2_id, "the refused");
+}
+
+static int lupdate_done(int arg)
+{
+	return link_is(bl, bp2_id, arg, NULL) &&
+	       attached(bpf_idx, arg, 1, &bp2_id, &bl_id) &&
+	       prog_release(&bp, bp_id, "the replaced");
+}
+
+/* BPF_LINK_DETACH of a link. */
+static int ldetach_setup(int arg)
+{
+	if (!load_bp(arg))
+		return 0;
+	bl = link_create(bpf_idx, arg, bp, 0, NULL);
+	return bl >= 0 && link_is(bl, bp_id, arg, &bl_id) && snapshot();
+}
+
+static void ldetach_call(int arg, int n, struct outcome *o)
+{
+	union bpf_attr attr;
+
+	(void)arg;
+	memset(&attr, 0, sizeof(attr));
+	attr.link_detach.link_fd = bl;
+	bpf_call(BPF_LINK_DETACH, &attr, n, o);
+}
+
+static int ldetach_unchanged(int arg)
+{
+	return link_is(bl, bp_id, arg, NULL) &&
+	       attached(bpf_idx, arg, 1, &bp_id, &bl_id);
+}
+
+static int ldetach_done(int arg)
+{
+	struct bpf_link_info info;
+
+	if (!attached(bpf_idx, arg, 0, NULL, NULL) || !link_info(bl, &info))
+		return 0;
+	if (info.netkit.ifindex)
+		return whyf("the detached link is still on ifindex %u", info.netkit.ifindex);
+	return link_release(&bl, bl_id) && prog_release(&bp, bp_id, "the detached link's");
+}
+
+/*
+ * bpf_mprog full: MPROG_MAX - 1 programs are attached (arg: 0 with
+ * BPF_PROG_ATTACH to nkfi6, 1 with links to the peer of nkfi7), the call
+ * attaches the last one that fits; fini checks that one more fails.
+ */
+static int mp_fd[MPROG_MAX + 1], mp_link[MPROG_MAX + 1];
+static __u32 mp_id[MPROG_MAX + 1], mp_lid[MPROG_MAX + 1];
+static int mp_idx, mp_n;
+
+static int mp_type(int arg)
+{
+	return arg ? BPF_NETKIT_PEER : BPF_NETKIT_PRIMARY;
+}
+
+static int mp_attach(int arg, int i, int fault_n, struct outcome *o)
+{
+	struct bpf_link_info info;
+
+	mp_link[i] = -1;
+	mp_lid[i] = 0;
+	if (!arg)
+		return prog_attach(mp_idx, BPF_NETKIT_PRIMARY, mp_fd[i], fault_n, o);
+	mp_link[i] = link_create(mp_idx, BPF_NETKIT_PEER, mp_fd[i], fault_n, o);
+	if (mp_link[i] < 0)
+		return 0;
+	if (!link_info(mp_link[i], &info))
+		return 0;
+	mp_lid[i] = info.id;
+	return 1;
+}
+
+static int mp_init(int arg)
+{
+	const char *name = arg ? "nkfi7" : "nkfi6";
+	int i;
+
+	for (i = 0; i <= MPROG_MAX; i++)
+		mp_fd[i] = mp_link[i] = -1;
+	mp_n = 0;
+	if (!nk_create(name, arg ? "nkfi7p" : "nkfi6p", 1, NETKIT_L3,
+		       NETKIT_PASS, NETKIT_PASS, 0, NULL))
+		return 0;
+	mp_idx = ifindex_of(name);
+	for (i = 0; i < MPROG_MAX - 1; i++) {
+		mp_fd[i] = prog_load(mp_type(arg));
+		if (mp_fd[i] < 0)
+			return 0;
+		mp_id[i] = prog_id(mp_fd[i]);
+		if (!mp_attach(arg, i, 0, NULL))
+			return 0;
+		mp_n++;
+	}
+	return attached(mp_idx, mp_type(arg), mp_n, mp_id, arg ? mp_lid : NULL);
+}
+
+static int mp_setup(int arg)
+{
+	int i = MPROG_MAX - 1;
+
+	mp_fd[i] = prog_load(mp_type(arg));
+	if (mp_fd[i] < 0)
+		return 0;
+	mp_id[i] = prog_id(mp_fd[i]);
+	return snapshot();
+}
+
+static void mp_call(int arg, int n, struct outcome *o)
+{
+	mp_attach(arg, MPROG_MAX - 1, n, o);
+}
+
+static int mp_unchanged(int arg)
+{
+	struct idlist now;
+
+	idlist_get(&now);
+	return idlist_same(&lbefore, &now) &&
+	       attached(mp_idx, mp_type(arg), MPROG_MAX - 1, mp_id, arg ? mp_lid : NULL) &&
+	       prog_release(&mp_fd[MPROG_MAX - 1], mp_id[MPROG_MAX - 1], "the refused");
+}
+
+static int mp_done(int arg)
+{
+	return attached(mp_idx, mp_type(arg), MPROG_MAX, mp_id, arg ? mp_lid : NULL);
+}
+
+static int mp_teardown(int arg, int final)
+{
+	int i = MPROG_MAX - 1;
+
+	if (final)
+		return 1;
+	/* An injected fault that the attachment survived: undo it. */
+	if (arg) {
+		if (!link_release(&mp_link[i], mp_lid[i]))
+			return 0;
+	} else if (mp_fd[i] >= 0 &&
+		   !prog_detach(mp_idx, BPF_NETKIT_PRIMARY, mp_fd[i], 0, NULL)) {
+		return 0;
+	}
+	return prog_release(&mp_fd[i], mp_id[i], "the last");
+}
+
+static int mp_fini(int arg)
+{
+	struct outcome o;
+	struct idlist l0, l1;
+	int i = MPROG_MAX, ok, good = 1;
+
+	/* One more than bpf_mprog_max(): ERANGE, as mainline. */
+	if (!ep_done) {
+		/* stopped early: clean up only */
+	} else if (attached(mp_idx, mp_type(arg), MPROG_MAX, mp_id, arg ? mp_lid : NULL)) {
+		mp_fd[i] = prog_load(mp_type(arg));
+		mp_id[i] = prog_id(mp_fd[i]);
+		idlist_get(&l0);
+		ok = mp_attach(arg, i, 0, &o);
+		idlist_get(&l1);
+		if (ok) {
+			mp_n = MPROG_MAX + 1;
+			whyf("it was attached");
+		} else if (o.err == ERANGE) {
+			ok = !(idlist_same(&l0, &l1) &&
+			       attached(mp_idx, mp_type(arg), MPROG_MAX, mp_id, arg ? mp_lid : NULL) &&
+			       prog_release(&mp_fd[i], mp_id[i], "the refused"));
+		} else {
+			ok = 1;
+			whyf("expected ERANGE");
+		}
+		result(!ok, "%s: attaching program %d fails with %s as in mainline (ERANGE, bpf_mprog_attach()), nothing changed%s%s",
+		       arg ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", MPROG_MAX + 1,
+		       mp_n > MPROG_MAX ? "success" : ename(o.err), ok ? ": " : "",
+		       ok ? why : "");
+	} else {
+		result(0, "%s: %d programs attached before the one too many: %s",
+		       arg ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", MPROG_MAX, why);
+	}
+	/* Deleting the device releases every program and detaches the links. */
+	if (!del_if_there(arg ? "nkfi7" : "nkfi6"))
+		good = 0;
+	for (i = 0; i <= MPROG_MAX; i++) {
+		if (good && !link_release(&mp_link[i], mp_lid[i]))
+			good = 0;
+		if (good && !prog_release(&mp_fd[i], mp_id[i], "a"))
+			good = 0;
+		if (mp_fd[i] >= 0)
+			close(mp_fd[i]);
+		if (mp_link[i] >= 0)
+			close(mp_link[i]);
+	}
+	return good;
+}
+
+static const struct ep eps[] = {
+	{ "newlink-peer", "RTM_NEWLINK netkit with IFLA_NETKIT_PEER_INFO", 1,
+	  NULL, newlink_setup, newlink_call, newlink_unchanged, newlink_done,
+	  newlink_teardown, newlink_fini },
+	{ "newlink-nopeer", "RTM_NEWLINK netkit without IFLA_NETKIT_PEER_INFO (no IFLA_INFO_DATA)", 0,
+	  NULL, newlink_setup, newlink_call, newlink_unchanged, newlink_done,
+	  newlink_teardown, newlink_fini },
+	{ "changelink", "RTM_NEWLINK changelink of IFLA_NETKIT_POLICY and IFLA_NETKIT_PEER_POLICY (pair up)", 0,
+	  NULL, change_setup, change_call, change_unchanged, change_done,
+	  NULL, change_fini },
+	{ "dellink", "RTM_DELLINK of a pair (up) with a program and a link", 0,
+	  NULL, del_setup, del_call, del_unchanged, del_done, del_teardown, del_fini },
+	{ "prog-attach-primary", "BPF_PROG_ATTACH BPF_NETKIT_PRIMARY", BPF_NETKIT_PRIMARY,
+	  bpf_init, attach_setup, attach_call, attach_unchanged, attach_done,
+	  attach_teardown, bpf_fini },
+	{ "prog-attach-peer", "BPF_PROG_ATTACH BPF_NETKIT_PEER", BPF_NETKIT_PEER,
+	  bpf_init, attach_setup, attach_call, attach_unchanged, attach_done,
+	  attach_teardown, bpf_fini },
+	{ "prog-query", "BPF_PROG_QUERY BPF_NETKIT_PRIMARY", BPF_NETKIT_PRIMARY,
+	  bpf_init, query_setup, query_call, query_unchanged, query_done,
+	  attach_teardown, bpf_fini },
+	{ "prog-detach", "BPF_PROG_DETACH BPF_NETKIT_PEER", BPF_NETKIT_PEER,
+	  bpf_init, query_setup, detach_call, query_unchanged, detach_done,
+	  attach_teardown, bpf_fini },
+	{ "link-create-primary", "BPF_LINK_CREATE BPF_NETKIT_PRIMARY", BPF_NETKIT_PRIMARY,
+	  bpf_init, attach_setup, lcreate_call, lcreate_unchanged, lcreate_done,
+	  lcreate_teardown, bpf_fini },
+	{ "link-create-peer", "BPF_LINK_CREATE BPF_NETKIT_PEER", BPF_NETKIT_PEER,
+	  bpf_init, attach_setup, lcreate_call, lcreate_unchanged, lcreate_done,
+	  lcreate_teardown, bpf_fini },
+	{ "link-update", "BPF_LINK_UPDATE of a netkit link", BPF_NETKIT_PRIMARY,
+	  bpf_init, lupdate_setup, lupdate_call, lupdate_unchanged, lupdate_done,
+	  lcreate_teardown, bpf_fini },
+	{ "link-detach", "BPF_LINK_DETACH of a netkit link", BPF_NETKIT_PEER,
+	  bpf_init, ldetach_setup, ldetach_call, ldetach_unchanged, ldetach_done,
+	  lcreate_teardown, bpf_fini },
+	{ "mprog-max-prog", "BPF_PROG_ATTACH of program 63 of 63 (bpf_mprog full)", 0,
+	  mp_init, mp_setup, mp_call, mp_unchanged, mp_done, mp_teardown, mp_fini },
+	{ "mprog-max-link", "BPF_LINK_CREATE of link 63 of 63 (bpf_mprog full)", 1,
+	  mp_init, mp_setup, mp_call, mp_unchanged, mp_done, mp_teardown, mp_fini },
+};
+
+#define NR_EPS (int)(sizeof(eps) / sizeof(eps[0]))
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site *x = a, *y = b;
+
+	return y->count - x->count ?: strcmp(x->name, y->name);
+}
+
+static void print_sites(struct stats *s, const char *indent)
+{
+	int i;
+
+	qsort(s->sites, s->nsites, sizeof(s->sites[0]), site_cmp);
+	for (i = 0; i < s->nsites; i++)
+		printf("#%s%-28s x%-4d (< %s)\n", indent, s->sites[i].name,
+		       s->sites[i].count, s->sites[i].via);
+}
+
+static void errnos(char *buf, size_t size, struct stats *s)
+{
+	size_t len = 0;
+	int e;
+
+	buf[0] = 0;
+	for (e = 1; e < MAX_ERRNO; e++) {
+		if (!s->err[e])
+			continue;
+		len += snprintf(buf + len, size - len, "%s%s x%d", len ? ", " : "",
+				ename(e), s->err[e]);
+		if (s->send_err[e])
+			len += snprintf(buf + len, size - len, " (%d from send())",
+					s->send_err[e]);
+		if (len >= size)
+			break;
+	}
+	if (!len)
+		snprintf(buf, size, "none");
+}
+
+/*
+ * Errnos other than ENOMEM and ENOBUFS are failures, unless the fault hit
+ * an allocation that explains them.
+ */
+static const struct {
+	int err;
+	const char *site;	/* prefix of "site < caller < ..." */
+	const char *why;
+} explained[] = {
+	{ EINVAL, "kobject_set_name_vargs < dev_set_name < netdev_register_kobject",
+	  "netdev_register_kobject() ignores the failure of dev_set_name() (net/core/net-sysfs.c, the same in mainline), device_add() then refuses the nameless device with EINVAL (drivers/base/core.c)" },
+};
+
+#define NR_EXPLAINED (int)(sizeof(explained) / sizeof(explained[0]))
+
+/* -1: ENOMEM/ENOBUFS, else the index in explained, NR_EXPLAINED: a failure */
+static int errno_class(int err, const char *site)
+{
+	int i;
+
+	if (err == ENOMEM || err == ENOBUFS)
+		return -1;
+	for (i = 0; i < NR_EXPLAINED; i++)
+		if (err == explained[i].err &&
+		    !strncmp(site, explained[i].site, strlen(explained[i].site)))
+			return i;
+	return NR_EXPLAINED;
+}
+
+/* Counts a failed call by errno and site (the first frame of site). */
+static void errsite_add(struct stats *s, int err, const char *site)
+{
+	char name[64];
+	int i;
+
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(site, " "), site);
+	for (i = 0; i < s->nerrsites; i++) {
+		if (s->errsites[i].err == err && !strcmp(s->errsites[i].site, name)) {
+			s->errsites[i].count++;
+			return;
+		}
+	}
+	if (i == (int)(sizeof(s->errsites) / sizeof(s->errsites[0])))
+		return;
+	s->errsites[i].err = err;
+	s->errsites[i].count = 1;
+	strcpy(s->errsites[i].site, name);
+	s->nerrsites++;
+}
+
+static void run_ep(const struct ep *ep)
+{
+	static struct stats s;
+	struct outcome o;
+	char buf[512];
+	int n, done = 0, capped = 0, broken = 0, bad_errno = 0, e;
+	double t0 = now();
+
+	memset(&s, 0, sizeof(s));
+	st = &s;
+	ep_name = ep->name;
+	cur_n = 0;
+	kmsg_drain();
+	if (ep->init && !ep->init(ep->arg)) {
+		result(0, "%s: setup: %s", ep->what, why);
+		ep_done = 0;
+		if (ep->fini)
+			ep->fini(ep->arg);
+		st = NULL;
+		return;
+	}
+	for (n = fault ? 1 : 0; !done; n++) {
+		cur_n = n;
+		if (fault && (n > max_n || now() > deadline)) {
+			capped = 1;
+			break;
+		}
+		if (!ep->setup(ep->arg)) {
+			problem("setup: %s", why);
+			broken = 1;
+			break;
+		}
+		kmsg_drain();
+		km_fi_seen = 0;
+		km_last_site[0] = 0;
+		ep->call(ep->arg, n, &o);
+		s.tries++;
+		if (o.injected)
+			s.injected++;
+		kmsg_drain();
+		switch (o.res) {
+		case CALL_FAIL:
+			if (!o.injected) {
+				problem("failed without an injected fault: %s%s%s",
+					ename(o.err), o.ext[0] ? ": " : "", o.ext);
+				broken = 1;
+				break;
+			}
+			s.failed++;
+			e = o.err < MAX_ERRNO ? o.err : 0;
+			s.err[e]++;
+			if (o.in_send)
+				s.send_err[e]++;
+			errsite_add(&s, o.err, km_last_site[0] ? km_last_site : "(no-stack)");
+			e = errno_class(o.err, km_last_site);
+			if (e >= 0 && e < NR_EXPLAINED) {
+				s.explained[e]++;
+			} else if (e == NR_EXPLAINED) {
+				bad_errno = 1;
+				problem("failed with %s%s%s (expected ENOMEM or ENOBUFS), fault injected at %s",
+					ename(o.err), o.ext[0] ? ": " : "", o.ext,
+					km_last_site[0] ? km_last_site : "(no stack)");
+			}
+			if (!ep->unchanged(ep->arg))
+				problem("the failed call (%s, fault at %s) left a change: %s",
+					ename(o.err), km_last_site[0] ? km_last_site : "(no stack)",
+					why);
+			break;
+		case CALL_ACK_LOST:
+			s.ack_lost++;
+			if (!o.injected)
+				problem("ack lost (recv: ENOBUFS) without an injected fault");
+			if (!ep->done(ep->arg))
+				problem("ack lost (recv: ENOBUFS) and the request not done: %s", why);
+			break;
+		case CALL_OK:
+			if (!ep->done(ep->arg))
+				problem("succeeded%s%s but: %s",
+					o.injected ? " with an injected fault at " : "",
+					o.injected ? (km_last_site[0] ? km_last_site : "(no stack)") : "",
+					why);
+			if (o.injected) {
+				s.inj_ok++;
+			} else {
+				done = 1;
+				s.points = n - o.left;
+			}
+			break;
+		}
+		if (!ep->teardown || broken) {
+			if (broken)
+				break;
+		} else if (!ep->teardown(ep->arg, done)) {
+			problem("teardown: %s", why);
+			broken = 1;
+			break;
+		}
+		if (!fault)
+			break;
+	}
+	kmsg_drain();
+	cur_n = 0;
+	ep_done = done;
+	if (ep->fini && !ep->fini(ep->arg))
+		problem("cleanup: %s", why);
+	kmsg_drain();
+	errnos(buf, sizeof(buf), &s);
+	if (!fault) {
+		result(done && !s.problems, "%s: works without fault injection (%.1f s)",
+		       ep->what, now() - t0);
+	} else {
+		result(done && !capped && !s.problems && !bad_errno,
+		       "%s: %s at n=%d; %d injected: %d failed (%s), %d succeeded anyway, %d acks lost; %d problems (%.1f s)",
+		       ep->what, done ? "success without injection" :
+		       capped ? "STOPPED by the n or time cap" : "STOPPED",
+		       s.tries, s.injected, s.failed, buf, s.inj_ok,
+		       s.ack_lost, s.problems, now() - t0);
+		printf("#   stacks read: %d (failslab %d, fail_page_alloc %d), injections without a stack (__GFP_NOWARN): %d, stacks the failures caused (warn_alloc, __register_sysctl_table): %d%s\n",
+		       s.fi_reports, s.fi_slab, s.fi_page, s.injected - s.fi_reports,
+		       s.alloc_warn, s.kmsg_lost ? ", kernel log records LOST" : "");
+		if (done)
+			printf("#   the successful call passed %d fault points (allocations that fail-nth counts)\n",
+			       s.points);
+		/* Where the errnos other than ENOMEM came from. */
+		for (e = 0; e < s.nerrsites; e++)
+			if (s.errsites[e].err != ENOMEM)
+				printf("#   %s x%d where the fault hit %s\n",
+				       ename(s.errsites[e].err), s.errsites[e].count,
+				       s.errsites[e].site);
+		for (e = 0; e < NR_EXPLAINED; e++)
+			if (s.explained[e])
+				printf("#   %s x%d, explained: %s\n", ename(explained[e].err),
+				       s.explained[e], explained[e].why);
+		print_sites(&s, "     ");
+		if (capped)
+			printf("#   the cap stopped it: n > %d or %.0f s (-n, -t)\n", max_n, time_cap);
+	}
+	fflush(stdout);
+	st = NULL;
+}
+
+/* ---- what is left at the end ---- */
+
+static int check_clean(void)
+{
+	struct bpf_link_info linfo;
+	struct bpf_prog_info pinfo;
+	union bpf_attr attr;
+	struct links ls;
+	int i, fd, good = 1, nprog = 0, nlink = 0;
+
+	if (!links_get(&ls)) {
+		result(0, "list the devices: %s", why);
+		return 0;
+	}
+	for (i = 0; i < ls.n; i++) {
+		if (!strcmp(ls.l[i].kind, "netkit") || !strncmp(ls.l[i].name, "nkfi", 4)) {
+			printf("# left: device %s (%d, kind %s)\n", ls.l[i].name,
+			       ls.l[i].ifindex, ls.l[i].kind);
+			good = 0;
+		}
+	}
+	result(good, "no netkit device left (%d devices)", ls.n);
+	memset(&attr, 0, sizeof(attr));
+	good = 1;
+	while (!sys_bpf(BPF_PROG_GET_NEXT_ID, &attr)) {
+		attr.start_id = attr.next_id;
+		nprog++;
+		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &(union bpf_attr){ .prog_id = attr.next_id });
+		if (fd < 0)
+			continue;
+		if (!obj_info(fd, &pinfo, sizeof(pinfo)) && !strcmp(pinfo.name, "nkfi")) {
+			printf("# left: program %u (%s)\n", pinfo.id, pinfo.name);
+			good = 0;
+		}
+		close(fd);
+	}
+	result(good, "no nkfi program left (%d programs)", nprog);
+	memset(&attr, 0, sizeof(attr));
+	good = 1;
+	while (!sys_bpf(BPF_LINK_GET_NEXT_ID, &attr)) {
+		attr.start_id = attr.next_id;
+		nlink++;
+		fd = sys_bpf(BPF_LINK_GET_FD_BY_ID, &(union bpf_attr){ .link_id = attr.next_id });
+		if (fd < 0)
+			continue;
+		if (!obj_info(fd, &linfo, sizeof(linfo)) &&
+		    linfo.type == BPF_LINK_TYPE_NETKIT) {
+			printf("# left: netkit link %u (prog %u)\n", linfo.id, linfo.prog_id);
+			good = 0;
+		}
+		close(fd);
+	}
+	result(good, "no netkit link left (%d links)", nlink);
+	return !failures;
+}
+
+static void prefault_stack(void)
+{
+	volatile char buf[256 * 1024];
+	size_t i;
+
+	for (i = 0; i < sizeof(buf); i += 4096)
+		buf[i] = 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n"
+		"       %s -c | -l\n", prog, prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int opt, one = 1, i, j, clean = 0, sel[NR_EPS], nsel = 0;
+	struct timeval tv = { .tv_sec = 30 };
+	double t0 = now();
+	FILE *f;
+
+	while ((opt = getopt(argc, argv, "0cln:t:v")) != -1) {
+		switch (opt) {
+		case '0':
+			fault = 0;
+			break;
+		case 'c':
+			clean = 1;
+			break;
+		case 'l':
+			for (i = 0; i < NR_EPS; i++)
+				printf("%-20s %s\n", eps[i].name, eps[i].what);
+			return 0;
+		case 'n':
+			max_n = atoi(optarg);
+			break;
+		case 't':
+			time_cap = atof(optarg);
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	for (i = optind; i < argc; i++) {
+		for (j = 0; j < NR_EPS && strcmp(argv[i], eps[j].name); j++)
+			;
+		if (j == NR_EPS)
+			usage(argv[0]);
+		sel[nsel++] = j;
+	}
+	if (!nsel)
+		for (j = 0; j < NR_EPS; j++)
+			sel[nsel++] = j;
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl_fd < 0 || bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(nl_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+		printf("not ok - netlink socket: %s\n", strerror(errno));
+		return 1;
+	}
+	if (clean)
+		return !check_clean();
+
+	if (fault) {
+		fi_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+		if (fi_fd < 0) {
+			printf("not ok - fault injection: /proc/thread-self/fail-nth: %s (a kernel without CONFIG_FAULT_INJECTION?)\n",
+			       strerror(errno));
+			return 1;
+		}
+		if (pwrite(fi_fd, "0", 1, 0) != 1) {
+			printf("not ok - fault injection: write fail-nth: %s\n", strerror(errno));
+			return 1;
+		}
+		f = fopen("/proc/sys/kernel/printk", "r");
+		if (!f || fscanf(f, "%d", &con_level) != 1) {
+			printf("not ok - /proc/sys/kernel/printk: %s\n", strerror(errno));
+			return 1;
+		}
+		fclose(f);
+	}
+	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (kmsg_fd < 0 || lseek(kmsg_fd, 0, SEEK_END) < 0) {
+		printf("not ok - /dev/kmsg: %s\n", strerror(errno));
+		return 1;
+	}
+	/* No page fault (page table allocation) between fail-nth and a call. */
+	prefault_stack();
+	if (mlockall(MCL_CURRENT | MCL_FUTURE))
+		printf("# mlockall: %s\n", strerror(errno));
+
+	deadline = now() + time_cap;
+	for (i = 0; i < nsel; i++)
+		run_ep(&eps[sel[i]]);
+	if (fault) {
+		result(!km_on_console, "fault injection reports kept off the console (console_loglevel %d): %d lines below it",
+		       con_level, km_on_console);
+		printf("# allocation sites reached, all entry points (first frame that is not the allocator, count, < its callers):\n");
+		print_sites(&total, " ");
+	}
+	printf("# %d entry points in %.1f s, %d failed\n", nsel, now() - t0, failures);
+	return !!failures;
+}
