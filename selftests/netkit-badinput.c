@@ -1,0 +1,2498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-badinput: malformed netkit requests, over rtnetlink and bpf(2).
+ *
+ *   netkit-badinput table
+ *   netkit-badinput fuzz [--seed S] [--count N] [--time SECONDS] [--verbose]
+ *                        [--inject]
+ *   netkit-badinput census
+ *
+ * "table" sends a fixed list of malformed or borderline requests and
+ * checks each answer against what mainline's code (6.12 plus the later
+ * fixes the series carries) answers: the errno and, where mainline sets
+ * one, the extack message (NLMSGERR_ATTR_MSG). rtnetlink rows cover
+ * RTM_NEWLINK (create and changelink), RTM_SETLINK and RTM_DELLINK with
+ * the netkit attributes; bpf(2) rows cover BPF_PROG_ATTACH, BPF_PROG_DETACH,
+ * BPF_PROG_QUERY, BPF_LINK_CREATE, BPF_LINK_UPDATE and BPF_LINK_DETACH on
+ * netkit with bpf_mprog's flags, relative fds and ids, revisions, targets
+ * and the unused attr bytes (CHECK_ATTR). One "ok"/"not ok" line per row;
+ * after each row no netkit device may be left behind, and at the end no
+ * program or link of the table may remain. Exit status 1 if a row failed.
+ *
+ * "fuzz" sends seeded random mutations of a valid netkit RTM_NEWLINK
+ * (also as RTM_SETLINK and RTM_DELLINK) and random bpf attrs for the six
+ * commands above, with targets among a real netkit primary and peer, lo,
+ * a veth and missing ifindexes, and fds among real programs and links.
+ * Every answer must be an errno or a valid result; whatever a successful
+ * call created is removed and counted. It prints the seed first (replay
+ * with --seed), stops after --count messages (default 10000) or --time
+ * seconds (default 300), and prints per-kind counts and times, an errno
+ * histogram and the successes, and "fuzz-sent=N" for the test script.
+ * New devices get IFLA_GROUP 4242 from the template, so that they can be
+ * removed 32 at a time with one RTM_DELLINK. A request without an answer
+ * in 10 s, or a call that does not return within 60 s (SIGALRM), fails
+ * the run. Netkit devices that existed before are left alone. --inject
+ * sets /proc/self/make-it-fail around the fuzzed calls only, for a kernel
+ * with fault injection whose failslab/fail_page_alloc use task-filter.
+ *
+ * "census" prints the netkit devices, the programs named nkbad* and the
+ * netkit BPF links that exist, for the script's before/after comparison.
+ *
+ * Raw netlink and raw bpf(2) only (no libbpf, no libmnl).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/veth.h>
+
+#ifndef ENOTSUPP
+#define ENOTSUPP	524
+#endif
+#define NL_NOANSWER	1	/* nl_talk(): no answer within the timeout */
+/* Mainline's IFLA_NETKIT_PAIRING, one past the last attribute 6.1 names. */
+#define NK_PAIRING	(IFLA_NETKIT_MAX + 1)
+/* Mainline's BPF_LINK_CREATE_LAST_FIELD is link_create.uprobe_multi.pid,
+ * which ends at byte 60 of union bpf_attr; 6.1's is kprobe_multi.cookies,
+ * which ends at byte 48.
+ */
+#define LINK_CREATE_END_MAINLINE	60
+#define LINK_CREATE_END_61		48
+
+static int nl_fd = -1;
+static __u32 nl_seq;
+static int verbose;
+
+/* --- errno names ------------------------------------------------------ */
+
+static const char *errname(int err)
+{
+	static char buf[32];
+
+	switch (err < 0 ? -err : err) {
+	case 0: return "success";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case ESRCH: return "ESRCH";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	case ENXIO: return "ENXIO";
+	case E2BIG: return "E2BIG";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case ENOMEM: return "ENOMEM";
+	case EACCES: return "EACCES";
+	case EFAULT: return "EFAULT";
+	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENODEV: return "ENODEV";
+	case ENOTDIR: return "ENOTDIR";
+	case EINVAL: return "EINVAL";
+	case ENFILE: return "ENFILE";
+	case EMFILE: return "EMFILE";
+	case ENOTTY: return "ENOTTY";
+	case ENOSPC: return "ENOSPC";
+	case ERANGE: return "ERANGE";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case ENOLINK: return "ENOLINK";
+	case EPROTO: return "EPROTO";
+	case EOVERFLOW: return "EOVERFLOW";
+	case ENOTSOCK: return "ENOTSOCK";
+	case EMSGSIZE: return "EMSGSIZE";
+	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EAFNOSUPPORT: return "EAFNOSUPPORT";
+	case EADDRINUSE: return "EADDRINUSE";
+	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
+	case ENETDOWN: return "ENETDOWN";
+	case ENOBUFS: return "ENOBUFS";
+	case ENOTCONN: return "ENOTCONN";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case ESTALE: return "ESTALE";
+	case ENOTSUPP: return "ENOTSUPP";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", err < 0 ? -err : err);
+	return buf;
+}
+
+static void die(const char *what, int err)
+{
+	printf("not ok - %s: %s\n", what, errname(err));
+	exit(1);
+}
+
+/* --- random numbers (xorshift64*) ------------------------------------- */
+
+static __u64 rng_state;
+
+static __u64 rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static __u32 rn(__u32 n)	/* 0 .. n-1 */
+{
+	return n ? (__u32)((rnd() >> 16) % n) : 0;
+}
+
+static int chance(int percent)
+{
+	return (int)rn(100) < percent;
+}
+
+/* --- netlink message builder ------------------------------------------ */
+
+#define MAXATTRS	256
+
+struct msgb {
+	union {
+		struct nlmsghdr n;
+		char buf[8192];
+	};
+	int len;
+	int sp;
+	int stack[16];
+	int nattr;
+	int attr_off[MAXATTRS];	/* every attribute header, for the fuzzer */
+};
+
+static void b_init(struct msgb *b, int type, int flags, int ifindex)
+{
+	struct ifinfomsg *ifm;
+
+	memset(b, 0, sizeof(*b));
+	b->n.nlmsg_type = type;
+	b->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	b->len = NLMSG_LENGTH(sizeof(*ifm));
+	ifm = NLMSG_DATA(&b->n);
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = ifindex;
+}
+
+static struct ifinfomsg *b_ifm(struct msgb *b)
+{
+	return NLMSG_DATA(&b->n);
+}
+
+static int b_room(struct msgb *b, int len)
+{
+	return NLA_ALIGN(b->len) + NLA_HDRLEN + len <= (int)sizeof(b->buf) - 16;
+}
+
+static struct nlattr *b_put(struct msgb *b, int type, const void *data, int len)
+{
+	struct nlattr *a;
+
+	if (len < 0 || !b_room(b, len)) {
+		fprintf(stderr, "netkit-badinput: netlink message too long\n");
+		exit(2);
+	}
+	a = (struct nlattr *)(b->buf + NLA_ALIGN(b->len));
+	memset(a, 0, NLA_HDRLEN + NLA_ALIGN(len));
+	a->nla_type = type;
+	a->nla_len = NLA_HDRLEN + len;
+	if (len && data)
+		memcpy(a + 1, data, len);
+	if (b->nattr < MAXATTRS)
+		b->attr_off[b->nattr++] = (char *)a - b->buf;
+	b->len = NLA_ALIGN(b->len) + NLA_ALIGN(a->nla_len);
+	return a;
+}
+
+static void b_u32(struct msgb *b, int type, __u32 v)
+{
+	b_put(b, type, &v, sizeof(v));
+}
+
+static void b_u16(struct msgb *b, int type, __u16 v)
+{
+	b_put(b, type, &v, sizeof(v));
+}
+
+static void b_str(struct msgb *b, int type, const char *s)
+{
+	b_put(b, type, s, strlen(s) + 1);
+}
+
+/* Bytes without an attribute header, inside the innermost open nest. */
+static void b_raw(struct msgb *b, const void *data, int len)
+{
+	if (!b_room(b, len)) {
+		fprintf(stderr, "netkit-badinput: netlink message too long\n");
+		exit(2);
+	}
+	if (data)
+		memcpy(b->buf + b->len, data, len);
+	else
+		memset(b->buf + b->len, 0, len);
+	b->len += len;
+}
+
+static void b_push(struct msgb *b, int type)
+{
+	struct nlattr *a = b_put(b, type, NULL, 0);
+
+	b->stack[b->sp++] = (char *)a - b->buf;
+}
+
+static void b_pop(struct msgb *b)
+{
+	struct nlattr *a = (struct nlattr *)(b->buf + b->stack[--b->sp]);
+
+	a->nla_len = b->len - ((char *)a - b->buf);
+}
+
+/* IFLA_IFNAME, IFLA_LINKINFO { IFLA_INFO_KIND "netkit", IFLA_INFO_DATA {
+ * ...; the caller adds netkit attributes, then nk_end().
+ */
+static void nk_begin(struct msgb *b, int type, int flags, int ifindex,
+		     const char *name)
+{
+	b_init(b, type, flags, ifindex);
+	if (name)
+		b_str(b, IFLA_IFNAME, name);
+	b_push(b, IFLA_LINKINFO);
+	b_put(b, IFLA_INFO_KIND, "netkit", 6);
+	b_push(b, IFLA_INFO_DATA);
+}
+
+static void nk_end(struct msgb *b)
+{
+	while (b->sp)
+		b_pop(b);
+}
+
+/* IFLA_NETKIT_PEER_INFO: an ifinfomsg, then the peer's attributes; the
+ * caller may add more and must b_pop().
+ */
+static void nk_peer(struct msgb *b, int ifindex, const char *name)
+{
+	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
+
+	b_push(b, IFLA_NETKIT_PEER_INFO);
+	b_raw(b, &ifm, sizeof(ifm));
+	if (name)
+		b_str(b, IFLA_IFNAME, name);
+}
+
+/* --- netlink I/O --------------------------------------------------------*/
+
+static void nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int one = 1, bufsz = 1 << 20;
+
+	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (nl_fd < 0 || bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
+		die("netlink socket", -errno);
+	setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
+}
+
+static void extack_msg(struct nlmsghdr *n, char *msg, size_t msgsz)
+{
+	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr)), len = n->nlmsg_len;
+	struct nlattr *a;
+
+	if (!msg)
+		return;
+	*msg = 0;
+	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	while (off + (int)sizeof(*a) <= len) {
+		a = (struct nlattr *)((char *)n + off);
+		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG) {
+			snprintf(msg, msgsz, "%.*s", (int)(a->nla_len - sizeof(*a)),
+				 (const char *)(a + 1));
+			return;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+static int nl_timeout_ms = 10000;
+
+/* NLMSG_OK()/NLMSG_NEXT() without their signed/unsigned comparisons */
+static int nlmsg_ok(const char *buf, const struct nlmsghdr *h, int len)
+{
+	int off = (const char *)h - buf;
+
+	return off + NLMSG_HDRLEN <= len && h->nlmsg_len >= NLMSG_HDRLEN &&
+	       off + (long)h->nlmsg_len <= len;
+}
+
+static struct nlmsghdr *nlmsg_next(const struct nlmsghdr *h)
+{
+	return (struct nlmsghdr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
+}
+
+/* Send the message, return the ack's error (0 or -errno), the extack
+ * message in msg, or NL_NOANSWER.
+ */
+static int nl_send_raw(const void *buf, int len, char *msg, size_t msgsz)
+{
+	static char rbuf[65536];
+	struct pollfd pfd = { .fd = nl_fd, .events = POLLIN };
+	struct nlmsghdr *h;
+	int n;
+
+	if (msg)
+		*msg = 0;
+	if (send(nl_fd, buf, len, 0) < 0)
+		return -errno;
+	for (;;) {
+		n = poll(&pfd, 1, nl_timeout_ms);
+		if (n <= 0)
+			return NL_NOANSWER;
+		n = recv(nl_fd, rbuf, sizeof(rbuf), 0);
+		if (n < 0)
+			return -errno;
+		for (h = (struct nlmsghdr *)rbuf; nlmsg_ok(rbuf, h, n); h = nlmsg_next(h)) {
+			if (h->nlmsg_seq != nl_seq || h->nlmsg_type != NLMSG_ERROR)
+				continue;
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
+				return -EPROTO;
+			extack_msg(h, msg, msgsz);
+			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+		}
+	}
+}
+
+static int nl_talk(struct msgb *b, char *msg, size_t msgsz)
+{
+	b->n.nlmsg_len = b->len;
+	b->n.nlmsg_seq = ++nl_seq;
+	return nl_send_raw(b->buf, b->len, msg, msgsz);
+}
+
+/* The netkit devices that exist (ifindexes), by a RTM_GETLINK dump. */
+static int nk_list(int *idx, int max)
+{
+	static char rbuf[65536];
+	struct {
+		struct nlmsghdr n;
+		struct ifinfomsg i;
+	} req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
+		.n.nlmsg_type = RTM_GETLINK,
+		.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.i.ifi_family = AF_UNSPEC,
+	};
+	struct pollfd pfd = { .fd = nl_fd, .events = POLLIN };
+	struct nlmsghdr *h;
+	int n, count = 0;
+
+	req.n.nlmsg_seq = ++nl_seq;
+	if (send(nl_fd, &req, req.n.nlmsg_len, 0) < 0)
+		die("RTM_GETLINK dump", -errno);
+	for (;;) {
+		if (poll(&pfd, 1, nl_timeout_ms) <= 0)
+			die("RTM_GETLINK dump: no answer", -ETIMEDOUT);
+		n = recv(nl_fd, rbuf, sizeof(rbuf), 0);
+		if (n < 0)
+			die("RTM_GETLINK dump", -errno);
+		for (h = (struct nlmsghdr *)rbuf; nlmsg_ok(rbuf, h, n); h = nlmsg_next(h)) {
+			struct ifinfomsg *ifm = NLMSG_DATA(h);
+			struct rtattr *a, *li;
+			int alen, llen;
+
+			if (h->nlmsg_seq != nl_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return count;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				die("RTM_GETLINK dump", ((struct nlmsgerr *)NLMSG_DATA(h))->error);
+			if (h->nlmsg_type != RTM_NEWLINK)
+				continue;
+			alen = IFLA_PAYLOAD(h);
+			for (a = IFLA_RTA(ifm); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+				if (a->rta_type != IFLA_LINKINFO)
+					continue;
+				llen = RTA_PAYLOAD(a);
+				for (li = RTA_DATA(a); RTA_OK(li, llen); li = RTA_NEXT(li, llen)) {
+					if (li->rta_type == IFLA_INFO_KIND &&
+					    RTA_PAYLOAD(li) >= 6 &&
+					    !strncmp(RTA_DATA(li), "netkit", 6)) {
+						if (count < max)
+							idx[count] = ifm->ifi_index;
+						count++;
+					}
+				}
+			}
+		}
+	}
+}
+
+static int nk_count(void)
+{
+	int idx[1];
+
+	return nk_list(idx, 0);
+}
+
+static int link_del(int ifindex)
+{
+	struct msgb b;
+
+	b_init(&b, RTM_DELLINK, 0, ifindex);
+	return nl_talk(&b, NULL, 0);
+}
+
+/* Netkit devices that existed before this program ran: never touched. */
+static int pre[64], npre;
+
+static int preexisting(int ifindex)
+{
+	int i;
+
+	for (i = 0; i < npre && i < 64; i++)
+		if (pre[i] == ifindex)
+			return 1;
+	return 0;
+}
+
+/* Delete every netkit device whose ifindex is not in keep[] and did not
+ * exist before; return how many deletions it took (a pair goes with one).
+ */
+static int sweep(const int *keep, int nkeep)
+{
+	int idx[256], n, i, j, deleted = 0, guard = 0;
+
+again:
+	n = nk_list(idx, 256);
+	for (i = 0; i < n && i < 256; i++) {
+		for (j = 0; j < nkeep; j++)
+			if (idx[i] == keep[j])
+				break;
+		if (j < nkeep || preexisting(idx[i]))
+			continue;
+		if (link_del(idx[i]) == 0)
+			deleted++;
+		if (++guard > 1000)
+			die("sweep: netkit devices do not go away", -EBUSY);
+		goto again;
+	}
+	return deleted;
+}
+
+struct pair {
+	int prim, peer;
+	char pname[IFNAMSIZ], qname[IFNAMSIZ];
+};
+
+static int pair_create(struct pair *p, const char *prim, const char *peer,
+		       __u32 mode)
+{
+	struct msgb b;
+	char msg[256];
+	int err;
+
+	nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, prim);
+	b_u32(&b, IFLA_NETKIT_MODE, mode);
+	nk_peer(&b, 0, peer);
+	nk_end(&b);
+	err = nl_talk(&b, msg, sizeof(msg));
+	if (err) {
+		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
+			peer, errname(err), msg);
+		return err;
+	}
+	snprintf(p->pname, sizeof(p->pname), "%s", prim);
+	snprintf(p->qname, sizeof(p->qname), "%s", peer);
+	p->prim = if_nametoindex(prim);
+	p->peer = if_nametoindex(peer);
+	return p->prim && p->peer ? 0 : -ENODEV;
+}
+
+static int veth_create(const char *a, const char *b_name)
+{
+	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
+	struct msgb b;
+	char msg[256];
+	int err;
+
+	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	b_str(&b, IFLA_IFNAME, a);
+	b_push(&b, IFLA_LINKINFO);
+	b_put(&b, IFLA_INFO_KIND, "veth", 4);
+	b_push(&b, IFLA_INFO_DATA);
+	b_push(&b, VETH_INFO_PEER);
+	b_raw(&b, &ifm, sizeof(ifm));
+	b_str(&b, IFLA_IFNAME, b_name);
+	nk_end(&b);
+	err = nl_talk(&b, msg, sizeof(msg));
+	if (err)
+		fprintf(stderr, "netkit-badinput: creating veth %s: %s %s\n", a,
+			errname(err), msg);
+	return err;
+}
+
+/* --- bpf ----------------------------------------------------------------*/
+
+static int sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	long ret = syscall(__NR_bpf, cmd, attr, size);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+static int prog_load(int type, int eat, int ret, const char *name)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_type = type;
+	a.expected_attach_type = eat;
+	a.insns = (unsigned long)insns;
+	a.insn_cnt = 2;
+	a.license = (unsigned long)"GPL";
+	strncpy(a.prog_name, name, sizeof(a.prog_name) - 1);
+	fd = sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
+	if (fd < 0)
+		die("BPF_PROG_LOAD", fd);
+	return fd;
+}
+
+static __u32 prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) ? 0 : info.id;
+}
+
+/* The link's id and, through *ifindex, its device (0: gone); 0 if fd is
+ * not a link.
+ */
+static __u32 link_info(int fd, __u32 *type, __u32 *ifindex)
+{
+	struct bpf_link_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+		return 0;
+	if (type)
+		*type = info.type;
+	if (ifindex)
+		*ifindex = info.type == BPF_LINK_TYPE_NETKIT ? info.netkit.ifindex : 0;
+	return info.id;
+}
+
+static int attach(int ifindex, int type, int fd, __u32 flags, __u32 rel,
+		  __u64 rev, int replace_fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_ifindex = ifindex;
+	a.attach_type = type;
+	a.attach_bpf_fd = fd;
+	a.attach_flags = flags;
+	a.relative_fd = rel;
+	a.expected_revision = rev;
+	a.replace_bpf_fd = replace_fd;
+	return sys_bpf(BPF_PROG_ATTACH, &a, sizeof(a));
+}
+
+static int detach(int ifindex, int type, int fd, __u32 flags, __u32 rel,
+		  __u64 rev)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_ifindex = ifindex;
+	a.attach_type = type;
+	a.attach_bpf_fd = fd;
+	a.attach_flags = flags;
+	a.relative_fd = rel;
+	a.expected_revision = rev;
+	return sys_bpf(BPF_PROG_DETACH, &a, sizeof(a));
+}
+
+static int query(int ifindex, int type, __u32 *ids, __u32 *count, __u64 *rev)
+{
+	union bpf_attr a;
+	int ret;
+
+	memset(&a, 0, sizeof(a));
+	a.query.target_ifindex = ifindex;
+	a.query.attach_type = type;
+	a.query.prog_ids = (unsigned long)ids;
+	a.query.count = count ? *count : 0;
+	ret = sys_bpf(BPF_PROG_QUERY, &a, sizeof(a));
+	if (count)
+		*count = a.query.count;
+	if (rev)
+		*rev = a.query.revision;
+	return ret;
+}
+
+static __u64 revision(int ifindex, int type)
+{
+	__u64 rev = 0;
+
+	query(ifindex, type, NULL, NULL, &rev);
+	return rev;
+}
+
+static int link_create(int ifindex, int type, int fd, __u32 flags, __u32 rel,
+		       __u64 rev)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.target_ifindex = ifindex;
+	a.link_create.attach_type = type;
+	a.link_create.prog_fd = fd;
+	a.link_create.flags = flags;
+	a.link_create.netkit.relative_fd = rel;
+	a.link_create.netkit.expected_revision = rev;
+	return sys_bpf(BPF_LINK_CREATE, &a, sizeof(a));
+}
+
+static int link_update(int link_fd, int new_fd, __u32 flags, int old_fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_update.link_fd = link_fd;
+	a.link_update.new_prog_fd = new_fd;
+	a.link_update.flags = flags;
+	a.link_update.old_prog_fd = old_fd;
+	return sys_bpf(BPF_LINK_UPDATE, &a, sizeof(a));
+}
+
+static int link_detach(int link_fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = link_fd;
+	return sys_bpf(BPF_LINK_DETACH, &a, sizeof(a));
+}
+
+/* --- census ------------------------------------------------------------ */
+
+struct census {
+	int devices, progs, links;
+};
+
+static void census(struct census *c)
+{
+	union bpf_attr a;
+	__u32 id = 0, type;
+	int fd;
+
+	c->devices = nk_count();
+	c->progs = 0;
+	c->links = 0;
+	for (;;) {
+		struct bpf_prog_info info;
+
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a, sizeof(a)))
+			break;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.prog_id = id;
+		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &a, sizeof(a));
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		memset(&a, 0, sizeof(a));
+		a.info.bpf_fd = fd;
+		a.info.info_len = sizeof(info);
+		a.info.info = (unsigned long)&info;
+		if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) &&
+		    !strncmp(info.name, "nkbad", 5))
+			c->progs++;
+		close(fd);
+	}
+	id = 0;
+	for (;;) {
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (sys_bpf(BPF_LINK_GET_NEXT_ID, &a, sizeof(a)))
+			break;
+		id = a.next_id;
+		memset(&a, 0, sizeof(a));
+		a.link_id = id;
+		fd = sys_bpf(BPF_LINK_GET_FD_BY_ID, &a, sizeof(a));
+		if (fd < 0)
+			continue;
+		type = 0;
+		if (link_info(fd, &type, NULL) && type == BPF_LINK_TYPE_NETKIT)
+			c->links++;
+		close(fd);
+	}
+}
+
+/* Wait (links and programs are freed from a work item) until no program
+ * named nkbad* remains and the netkit devices and links are back to *base.
+ */
+static int census_settles(const struct census *base, struct census *now)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		census(now);
+		if (now->devices == base->devices && now->progs == 0 &&
+		    now->links == base->links)
+			return 1;
+		usleep(100000);
+	}
+	return 0;
+}
+
+/* --- the table ----------------------------------------------------------*/
+
+static int rows, rows_failed;
+
+static void row(const char *name, int exp, const char *exp_msg, int got,
+		const char *got_msg, const char *extra_err)
+{
+	int ok = got == exp && !extra_err;
+
+	if (got_msg && !*got_msg)
+		got_msg = NULL;
+	if (exp_msg ? !got_msg || strcmp(exp_msg, got_msg) : !!got_msg)
+		ok = 0;
+	rows++;
+	if (ok) {
+		printf("ok - %s: %s%s%s%s\n", name, errname(exp),
+		       exp_msg ? ", extack \"" : "", exp_msg ? exp_msg : "",
+		       exp_msg ? "\"" : "");
+		return;
+	}
+	rows_failed++;
+	printf("not ok - %s: expected %s", name, errname(exp));
+	if (exp_msg)
+		printf(" \"%s\"", exp_msg);
+	else
+		printf(" (no extack)");
+	printf(", got %s", got == NL_NOANSWER ? "no answer" : errname(got));
+	if (got_msg)
+		printf(" \"%s\"", got_msg);
+	else
+		printf(" (no extack)");
+	if (extra_err)
+		printf("; %s", extra_err);
+	printf("\n");
+}
+
+static int keep[8], nkeep;
+
+/* A netlink row: send, compare, and check that the request left exactly
+ * `creates` netkit pairs behind (removed here).
+ */
+static void nl_row(const char *name, int exp, const char *exp_msg,
+		   struct msgb *b, int creates)
+{
+	char msg[512], extra[128];
+	int got, left;
+
+	got = nl_talk(b, msg, sizeof(msg));
+	left = sweep(keep, nkeep);
+	if (left != (got ? 0 : creates)) {
+		snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
+			 left, got ? 0 : creates);
+		row(name, exp, exp_msg, got, msg, extra);
+	} else {
+		row(name, exp, exp_msg, got, msg, NULL);
+	}
+}
+
+static void bpf_row(const char *name, int exp, int got)
+{
+	row(name, exp, NULL, got, NULL, NULL);
+}
+
+/* A bpf row whose call, if it succeeded, must be undone: attached progs
+ * are detached by the caller, link fds are closed here.
+ */
+static void bpf_row_fd(const char *name, int exp, int got)
+{
+	char extra[64];
+
+	if (got > 0) {	/* an fd: a link */
+		close(got);
+		if (exp == 0) {
+			bpf_row(name, 0, 0);
+			return;
+		}
+		snprintf(extra, sizeof(extra), "returned fd (a link)");
+		row(name, exp, NULL, 0, NULL, extra);
+		return;
+	}
+	bpf_row(name, exp, got);
+}
+
+/* A bpf_attr whose byte at offset off is set, sent with size bytes. */
+static int bpf_dirty(int cmd, union bpf_attr *base, size_t off, unsigned int size)
+{
+	static char buf[8192];
+
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, base, sizeof(*base));
+	buf[off] = 1;
+	return sys_bpf(cmd, (union bpf_attr *)buf, size);
+}
+
+static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+
+static void table_netlink(const struct pair *t, const struct pair *v)
+{
+	/* lib/nlattr.c's warning for what liberal parsing leaves unparsed */
+	static const char leftover[] = "bytes leftover after parsing attributes";
+	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
+	static char zeros[1500];
+	struct msgb b;
+	__u8 one = 1;
+	__u32 garbage = 0x00010008;	/* an attribute header, len 8, in 4 bytes */
+
+	/* --- RTM_NEWLINK creating a pair --- */
+#define NEW(name) nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, name)
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, 2);
+	nk_peer(&b, 0, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: MODE 2 (neither L2 nor L3)", -ERANGE, "integer out of range", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, 0xffffffff);
+	nk_end(&b);
+	nl_row("newlink: MODE 0xffffffff", -ERANGE, "integer out of range", &b, 0);
+
+	NEW("nkbx1");
+	b_u16(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_end(&b);
+	nl_row("newlink: MODE as a 2-byte attribute", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_POLICY, 1);
+	nk_end(&b);
+	nl_row("newlink: POLICY 1 (neither pass nor drop)", -EINVAL,
+	       "Provided default xmit policy not supported", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_REDIRECT);
+	nk_end(&b);
+	nl_row("newlink: POLICY NETKIT_REDIRECT", -EINVAL,
+	       "Provided default xmit policy not supported", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_PEER_POLICY, (__u32)NETKIT_NEXT);
+	nk_peer(&b, 0, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: PEER_POLICY NETKIT_NEXT", -EINVAL,
+	       "Provided default xmit policy not supported", &b, 0);
+
+	NEW("nkbx1");
+	b_u16(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
+	nk_end(&b);
+	nl_row("newlink: PEER_POLICY as a 2-byte attribute", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_DEFAULT + 1);
+	nk_end(&b);
+	nl_row("newlink: SCRUB 2", -ERANGE, "integer out of range", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_PEER_SCRUB, 0x80000000);
+	nk_end(&b);
+	nl_row("newlink: PEER_SCRUB 0x80000000", -ERANGE, "integer out of range", &b, 0);
+
+	NEW("nkbx1");
+	b_put(&b, IFLA_NETKIT_HEADROOM, &one, 1);
+	nk_end(&b);
+	nl_row("newlink: HEADROOM as a 1-byte attribute", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	b_put(&b, IFLA_NETKIT_TAILROOM, &one, 1);
+	nk_end(&b);
+	nl_row("newlink: TAILROOM as a 1-byte attribute", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	b_u16(&b, IFLA_NETKIT_HEADROOM, 0xffff);
+	b_u16(&b, IFLA_NETKIT_TAILROOM, 0xffff);
+	nk_peer(&b, 0, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: HEADROOM and TAILROOM 0xffff (no upper bound)", 0, NULL, &b, 1);
+
+	NEW("nkbx1");
+	b_put(&b, IFLA_NETKIT_PEER_INFO, NULL, 0);
+	nk_end(&b);
+	nl_row("newlink: empty PEER_INFO", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	b_put(&b, IFLA_NETKIT_PEER_INFO, &ifm, 8);
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO shorter than an ifinfomsg", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, -5, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with a negative ifindex", -EINVAL,
+	       "ifindex can't be negative", &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0_name_longer_than_ifnamsiz_0123456789");
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with a 44-byte peer name", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_u16(&b, IFLA_MTU, 1500);
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with a 2-byte IFLA_MTU", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_put(&b, IFLA_LINKINFO, &one, 1);
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", -ERANGE,
+	       "Attribute failed policy validation", &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_raw(&b, zeros, sizeof(zeros));
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)",
+	       0, leftover, &b, 1);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_raw(&b, "\xf0\xff\x03\x00garbage!", 12);
+	nk_end(&b);
+	nl_row("newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)",
+	       0, leftover, &b, 1);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_u32(&b, IFLA_NET_NS_FD, nl_fd);
+	nk_end(&b);
+	nl_row("newlink: peer IFLA_NET_NS_FD not a netns", -EINVAL, NULL, &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_u32(&b, IFLA_NET_NS_FD, 999);
+	nk_end(&b);
+	nl_row("newlink: peer IFLA_NET_NS_FD closed", -EBADF, NULL, &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_u32(&b, IFLA_NET_NS_PID, 0x3ffffff0);
+	nk_end(&b);
+	nl_row("newlink: peer IFLA_NET_NS_PID missing", -ESRCH, NULL, &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, "nkbx0");
+	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nk_end(&b);
+	nl_row("newlink: IFLA_ADDRESS for the peer in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
+
+	NEW("nkbx1");
+	nk_end(&b);
+	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nl_row("newlink: IFLA_ADDRESS for the primary in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_peer(&b, 0, "nkbx0");
+	b_put(&b, IFLA_ADDRESS, mac_ok, 4);
+	nk_end(&b);
+	nl_row("newlink: 4-byte IFLA_ADDRESS for the peer (L2)", -EINVAL, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_end(&b);
+	b_put(&b, IFLA_ADDRESS, mac_ok, 4);
+	nl_row("newlink: 4-byte IFLA_ADDRESS for the primary (L2)", -EINVAL, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_peer(&b, 0, "nkbx0");
+	b_put(&b, IFLA_ADDRESS, mac_mcast, 6);
+	nk_end(&b);
+	nl_row("newlink: multicast IFLA_ADDRESS for the peer (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_end(&b);
+	b_put(&b, IFLA_ADDRESS, mac_mcast, 6);
+	nl_row("newlink: multicast IFLA_ADDRESS for the primary (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
+	nk_end(&b);
+	nl_row("newlink: IFLA_NETKIT_PRIMARY given by the user", -EINVAL,
+	       "Primary attribute is read-only", &b, 0);
+
+	NEW("nkbx1");
+	b_u32(&b, NK_PAIRING + 1, 7);
+	b_u32(&b, NK_PAIRING + 2, 7);
+	b_u32(&b, 0, 7);
+	b_u32(&b, 0x3fff, 7);
+	nk_peer(&b, 0, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)",
+	       0, NULL, &b, 1);
+
+	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
+	b_str(&b, IFLA_IFNAME, "nkbx1");
+	b_push(&b, IFLA_LINKINFO);
+	b_put(&b, IFLA_INFO_KIND, "netkit", 6);
+	b_put(&b, IFLA_INFO_DATA, &garbage, 4);
+	nk_end(&b);
+	nl_row("newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)",
+	       0, leftover, &b, 1);
+
+	NEW(t->pname);
+	nk_end(&b);
+	nl_row("newlink: NLM_F_EXCL with an existing netkit name", -EEXIST, NULL, &b, 0);
+
+	NEW("nkbx1");
+	nk_peer(&b, 0, t->pname);
+	nk_end(&b);
+	nl_row("newlink: peer named like an existing device", -EEXIST, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_ifm(&b)->ifi_index = 30000;
+	nk_peer(&b, 1, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: peer ifindex taken (lo's)", -EBUSY, NULL, &b, 0);
+
+	NEW("nkbx1");
+	b_ifm(&b)->ifi_index = 30000;
+	nk_peer(&b, 30000, "nkbx0");
+	nk_end(&b);
+	nl_row("newlink: primary ifindex taken by its own peer", -EBUSY, NULL, &b, 0);
+#undef NEW
+
+	/* --- RTM_NEWLINK on an existing device: changelink --- */
+#define CHG(ifindex) nk_begin(&b, RTM_NEWLINK, 0, ifindex, NULL)
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L3);
+	nk_end(&b);
+	nl_row("changelink: MODE", -EACCES,
+	       "netkit link operating mode cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_MODE, 7);
+	nk_end(&b);
+	nl_row("changelink: MODE 7 (policy first)", -ERANGE, "integer out of range", &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_NONE);
+	nk_end(&b);
+	nl_row("changelink: SCRUB", -EACCES,
+	       "netkit link scrubbing cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_PEER_SCRUB, NETKIT_SCRUB_NONE);
+	nk_end(&b);
+	nl_row("changelink: PEER_SCRUB", -EACCES,
+	       "netkit link peer scrubbing cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	nk_peer(&b, 0, "nkbx0");
+	nk_end(&b);
+	nl_row("changelink: PEER_INFO", -EACCES,
+	       "netkit link peer info cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	b_u16(&b, IFLA_NETKIT_HEADROOM, 64);
+	nk_end(&b);
+	nl_row("changelink: HEADROOM", -EACCES,
+	       "netkit link headroom cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	b_u16(&b, IFLA_NETKIT_TAILROOM, 64);
+	nk_end(&b);
+	nl_row("changelink: TAILROOM", -EACCES,
+	       "netkit link tailroom cannot be changed after device creation", &b, 0);
+
+	CHG(t->prim);
+	b_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
+	nk_end(&b);
+	nl_row("changelink: IFLA_NETKIT_PRIMARY", -EINVAL,
+	       "Primary attribute is read-only", &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_POLICY, 3);
+	nk_end(&b);
+	nl_row("changelink: POLICY 3", -EINVAL,
+	       "Provided default xmit policy not supported", &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_PEER_POLICY, 3);
+	nk_end(&b);
+	nl_row("changelink: PEER_POLICY 3", -EINVAL,
+	       "Provided default xmit policy not supported", &b, 0);
+
+	CHG(t->peer);
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_end(&b);
+	nl_row("changelink on the peer: POLICY", -EACCES,
+	       "netkit link settings can be changed only through the primary device", &b, 0);
+
+	CHG(t->peer);
+	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_end(&b);
+	nl_row("changelink on the peer: MODE", -EACCES,
+	       "netkit link settings can be changed only through the primary device", &b, 0);
+
+	CHG(t->peer);
+	nk_end(&b);
+	nl_row("changelink on the peer: empty INFO_DATA", -EACCES,
+	       "netkit link settings can be changed only through the primary device", &b, 0);
+
+	nk_begin(&b, RTM_NEWLINK, NLM_F_REPLACE, t->prim, NULL);
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_end(&b);
+	nl_row("changelink with NLM_F_REPLACE", -EOPNOTSUPP, NULL, &b, 0);
+
+	b_init(&b, RTM_NEWLINK, 0, t->prim);
+	b_push(&b, IFLA_LINKINFO);
+	b_put(&b, IFLA_INFO_KIND, "veth", 4);
+	b_push(&b, IFLA_INFO_DATA);
+	nk_end(&b);
+	nl_row("changelink of a netkit device with kind veth", -EOPNOTSUPP, NULL, &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	b_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
+	b_u32(&b, NK_PAIRING + 1, 7);
+	nk_end(&b);
+	nl_row("changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)",
+	       0, NULL, &b, 0);
+
+	CHG(t->prim);
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_PASS);
+	b_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_PASS);
+	nk_end(&b);
+	nl_row("changelink: POLICY and PEER_POLICY back to pass (valid)", 0, NULL, &b, 0);
+#undef CHG
+
+	/* --- RTM_SETLINK and RTM_DELLINK --- */
+	nk_begin(&b, RTM_SETLINK, 0, t->prim, NULL);
+	b_u32(&b, IFLA_NETKIT_MODE, 5);
+	b_u32(&b, IFLA_NETKIT_POLICY, 9);
+	nk_end(&b);
+	nl_row("setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)",
+	       0, NULL, &b, 0);
+
+	b_init(&b, RTM_SETLINK, 0, t->prim);
+	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nl_row("setlink: IFLA_ADDRESS of the L3 primary", -EOPNOTSUPP, NULL, &b, 0);
+
+	b_init(&b, RTM_SETLINK, 0, t->peer);
+	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nl_row("setlink: IFLA_ADDRESS of the L3 peer", -EOPNOTSUPP, NULL, &b, 0);
+
+	b_init(&b, RTM_SETLINK, 0, t->prim);
+	b_put(&b, IFLA_ADDRESS, mac_ok, 2);
+	nl_row("setlink: 2-byte IFLA_ADDRESS", -EINVAL, NULL, &b, 0);
+
+	b_init(&b, RTM_DELLINK, 0, 0x7fff0000);
+	nl_row("dellink: missing ifindex", -ENODEV, NULL, &b, 0);
+
+	b_init(&b, RTM_DELLINK, 0, 0);
+	b_str(&b, IFLA_IFNAME, "nkbnone");
+	nl_row("dellink: missing name", -ENODEV, NULL, &b, 0);
+
+	b_init(&b, RTM_DELLINK, 0, 1);
+	nl_row("dellink: lo (no rtnl_link_ops)", -EOPNOTSUPP, NULL, &b, 0);
+
+	nk_begin(&b, RTM_NEWLINK, 0, v->prim, NULL);
+	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_end(&b);
+	nl_row("changelink of a veth with kind netkit", -EOPNOTSUPP, NULL, &b, 0);
+}
+
+struct progs {
+	int p, q, r, z, s, x;	/* P, Q: primary; R: peer; Z: eat 0; socket filter; XDP */
+	__u32 pid, qid;
+};
+
+/* MAX_BPF_MPROG is 64; bpf_mprog_max() keeps one slot free: 63. */
+#define MPROG_MAX	63
+
+static void table_full(const struct progs *g)
+{
+	const int PRIM = BPF_NETKIT_PRIMARY;
+	int fds[MPROG_MAX + 1], i, ret = 0, lnk;
+	struct pair m;
+	__u32 count = 0;
+
+	if (pair_create(&m, "nkbm1", "nkbm0", NETKIT_L3)) {
+		row("full entry: pair", 0, NULL, -ENODEV, NULL, "setup failed");
+		return;
+	}
+	for (i = 0; i <= MPROG_MAX; i++)
+		fds[i] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY,
+				   NETKIT_NEXT, "nkbad_m");
+	for (i = 0; i < MPROG_MAX && !ret; i++)
+		ret = attach(m.prim, PRIM, fds[i], 0, 0, 0, 0);
+	query(m.prim, PRIM, NULL, &count, NULL);
+	row("full entry: 63 programs attached (valid)", 0, NULL, ret, NULL,
+	    count != MPROG_MAX ? "query does not count 63" : NULL);
+	bpf_row("attach: a 64th program", -ERANGE,
+		attach(m.prim, PRIM, fds[MPROG_MAX], 0, 0, 0, 0));
+	bpf_row("attach: a 64th program, BPF_F_BEFORE the first", -ERANGE,
+		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_BEFORE, 0, 0, 0));
+	bpf_row_fd("link_create: a 64th program", -ERANGE,
+		   link_create(m.prim, PRIM, g->q, 0, 0, 0));
+	bpf_row("attach: BPF_F_REPLACE in a full entry (valid)", 0,
+		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, 0, fds[0]));
+	lnk = link_create(m.prim, BPF_NETKIT_PEER, g->q, 0, 0, 0);
+	bpf_row("link_create: at the peer of the full primary (valid)", 0,
+		lnk < 0 ? lnk : 0);
+	bpf_row("dellink: the pair with 63 + 1 programs (valid)", 0, link_del(m.prim));
+	if (lnk >= 0)
+		close(lnk);
+	for (i = 0; i <= MPROG_MAX; i++)
+		close(fds[i]);
+}
+
+static void table_bpf(const struct pair *t, const struct pair *v, struct progs *g)
+{
+	const int PRIM = BPF_NETKIT_PRIMARY, PEER = BPF_NETKIT_PEER;
+	const int missing = 0x7fff0000;
+	union bpf_attr a;
+	__u32 ids[4], count;
+	__u64 rev;
+	char extra[160];
+	int ret, lnk, tmpfd;
+	struct pair tmp;
+
+	/* BPF_PROG_ATTACH: program and attach type */
+	bpf_row("attach: socket filter program", -EINVAL,
+		attach(t->prim, PRIM, g->s, 0, 0, 0, 0));
+	bpf_row("attach: XDP program", -EINVAL, attach(t->prim, PRIM, g->x, 0, 0, 0, 0));
+	bpf_row("attach: attach type 999", -EINVAL, attach(t->prim, 999, g->p, 0, 0, 0, 0));
+	bpf_row("attach: attach_bpf_fd a netlink socket", -EINVAL,
+		attach(t->prim, PRIM, nl_fd, 0, 0, 0, 0));
+	bpf_row("attach: attach_bpf_fd closed", -EBADF, attach(t->prim, PRIM, 999, 0, 0, 0, 0));
+	bpf_row("attach: program for the peer (expected_attach_type) at primary",
+		0, attach(t->prim, PRIM, g->r, 0, 0, 0, 0));
+	bpf_row("detach: it again", 0, detach(t->prim, PRIM, g->r, 0, 0, 0));
+	bpf_row("attach: program with expected_attach_type 0 at peer", 0,
+		attach(t->prim, PEER, g->z, 0, 0, 0, 0));
+	bpf_row("detach: it again", 0, detach(t->prim, PEER, g->z, 0, 0, 0));
+	bpf_row("attach: flag BPF_F_ALLOW_MULTI", -EINVAL,
+		attach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0, 0));
+	bpf_row("attach: flag 1 << 20", -EINVAL, attach(t->prim, PRIM, g->p, 1U << 20, 0, 0, 0));
+
+	/* targets */
+	bpf_row("attach: target the peer", -EACCES, attach(t->peer, PRIM, g->p, 0, 0, 0, 0));
+	bpf_row("attach: target the peer, type peer", -EACCES,
+		attach(t->peer, PEER, g->p, 0, 0, 0, 0));
+	bpf_row("attach: target lo", -ENXIO, attach(1, PRIM, g->p, 0, 0, 0, 0));
+	bpf_row("attach: target a veth", -ENXIO, attach(v->prim, PRIM, g->p, 0, 0, 0, 0));
+	bpf_row("attach: target ifindex 0", -ENODEV, attach(0, PRIM, g->p, 0, 0, 0, 0));
+	bpf_row("attach: target missing ifindex", -ENODEV,
+		attach(missing, PRIM, g->p, 0, 0, 0, 0));
+
+	/* P attached at the primary from here on */
+	bpf_row("attach: P (valid)", 0, attach(t->prim, PRIM, g->p, 0, 0, 0, 0));
+	bpf_row("attach: P a second time", -EEXIST, attach(t->prim, PRIM, g->p, 0, 0, 0, 0));
+
+	/* relative_fd / relative_id */
+	bpf_row("attach: Q BPF_F_BEFORE|BPF_F_ID, relative_id P's id (valid)", 0,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, g->pid, 0, 0));
+	bpf_row("detach: Q (valid)", 0, detach(t->prim, PRIM, g->q, 0, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id 0", -ENOENT,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE, relative_fd closed", -EBADF,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, 999, 0, 0));
+	bpf_row("attach: BPF_F_ID alone, relative_id P's id", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_ID, g->pid, 0, 0));
+	bpf_row("attach: relative_fd P without BPF_F_BEFORE/AFTER", -EINVAL,
+		attach(t->prim, PRIM, g->q, 0, g->p, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE|BPF_F_LINK, relative_fd a program", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_LINK, g->p, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE|BPF_F_LINK|BPF_F_ID, relative_id missing", -ENOENT,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_LINK | BPF_F_ID,
+		       0x7ffffff0, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE, relative_fd a program not attached", -ENOENT,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, g->r, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE|BPF_F_AFTER relative to P", -ERANGE,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_AFTER, g->p, 0, 0));
+	bpf_row("attach: BPF_F_BEFORE, relative_fd a socket filter", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, g->s, 0, 0));
+
+	/* revisions */
+	rev = revision(t->prim, PRIM);
+	bpf_row("attach: stale expected_revision", -ESTALE,
+		attach(t->prim, PRIM, g->q, 0, 0, rev + 5, 0));
+	bpf_row("attach: Q with the current expected_revision (valid)", 0,
+		attach(t->prim, PRIM, g->q, 0, 0, rev, 0));
+	rev = revision(t->prim, PRIM);
+	bpf_row("detach: stale expected_revision", -ESTALE,
+		detach(t->prim, PRIM, g->q, 0, 0, rev - 1));
+
+	/* BPF_PROG_QUERY: P and Q attached */
+	memset(ids, 0, sizeof(ids));
+	count = 1;
+	ret = query(t->prim, PRIM, ids, &count, NULL);
+	extra[0] = 0;
+	if (count != 2 || ids[0] != g->pid || ids[1])
+		snprintf(extra, sizeof(extra), "count %u ids %u %u, expected count 2 ids %u 0",
+			 count, ids[0], ids[1], g->pid);
+	row("query: count 1 for 2 programs fills count and 1 id", -ENOSPC, NULL, ret,
+	    NULL, extra[0] ? extra : NULL);
+	memset(ids, 0, sizeof(ids));
+	count = 0;
+	ret = query(t->prim, PRIM, ids, &count, NULL);
+	extra[0] = 0;
+	if (count != 2 || ids[0])
+		snprintf(extra, sizeof(extra), "count %u id %u, expected count 2, no id",
+			 count, ids[0]);
+	row("query: count 0 returns the count only", 0, NULL, ret, NULL,
+	    extra[0] ? extra : NULL);
+	bpf_row("detach: Q with the current revision (valid)", 0,
+		detach(t->prim, PRIM, g->q, 0, 0, revision(t->prim, PRIM)));
+
+	memset(&a, 0, sizeof(a));
+	a.query.target_ifindex = t->prim;
+	a.query.attach_type = PRIM;
+	a.query.query_flags = BPF_F_QUERY_EFFECTIVE;
+	bpf_row("query: BPF_F_QUERY_EFFECTIVE", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	a.query.query_flags = 2;
+	bpf_row("query: query_flags 2", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	a.query.query_flags = 0;
+	a.query.attach_flags = 1;
+	bpf_row("query: attach_flags 1", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	a.query.attach_flags = 0;
+	a.query.prog_ids = 0x10;
+	a.query.count = 2;
+	bpf_row("query: prog_ids pointing nowhere", -EFAULT,
+		sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	bpf_row("query: target the peer", -EACCES, query(t->peer, PRIM, NULL, NULL, NULL));
+	bpf_row("query: target lo", -ENXIO, query(1, PRIM, NULL, NULL, NULL));
+	bpf_row("query: target a veth", -ENXIO, query(v->prim, PRIM, NULL, NULL, NULL));
+	bpf_row("query: target ifindex 0", -ENODEV, query(0, PRIM, NULL, NULL, NULL));
+	bpf_row("query: target missing ifindex", -ENODEV,
+		query(missing, PRIM, NULL, NULL, NULL));
+	bpf_row("query: attach type 999", -EINVAL, query(t->prim, 999, NULL, NULL, NULL));
+
+	/* BPF_F_REPLACE */
+	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd 0 (no program)", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, 0));
+	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd closed", -EBADF,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, 999));
+	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd a netlink socket", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, nl_fd));
+	bpf_row("attach: BPF_F_REPLACE of a program not attached", -ENOENT,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->r));
+	bpf_row("attach: BPF_F_REPLACE of a socket filter", -EINVAL,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->s));
+	bpf_row("attach: BPF_F_REPLACE of P by P", -EEXIST,
+		attach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0, g->p));
+	bpf_row("attach: BPF_F_REPLACE of P by Q (valid)", 0,
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->p));
+	bpf_row("attach: BPF_F_REPLACE of Q by P (valid)", 0,
+		attach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0, g->q));
+
+	/* BPF_PROG_DETACH */
+	bpf_row("detach: BPF_F_REPLACE", -EINVAL, detach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0));
+	bpf_row("detach: a program not attached", -ENOENT, detach(t->prim, PRIM, g->r, 0, 0, 0));
+	bpf_row("detach: a socket filter", -EINVAL, detach(t->prim, PRIM, g->s, 0, 0, 0));
+	bpf_row("detach: flag BPF_F_ALLOW_MULTI", -EINVAL,
+		detach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0));
+	bpf_row("detach: attach type 999", -EINVAL, detach(t->prim, 999, g->p, 0, 0, 0));
+	bpf_row("detach: nothing attached at the peer", -ENOENT,
+		detach(t->prim, PEER, g->p, 0, 0, 0));
+	bpf_row("detach: target the peer", -EACCES, detach(t->peer, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target lo", -ENXIO, detach(1, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target a veth", -ENXIO, detach(v->prim, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target ifindex 0", -ENODEV, detach(0, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target missing ifindex", -ENODEV, detach(missing, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: BPF_F_AFTER|BPF_F_ID, relative_id missing", -ENOENT,
+		detach(t->prim, PRIM, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0, 0));
+
+	/* BPF_LINK_CREATE */
+	bpf_row_fd("link_create: socket filter program", -EINVAL,
+		   link_create(t->prim, PRIM, g->s, 0, 0, 0));
+	bpf_row_fd("link_create: XDP program", -EINVAL, link_create(t->prim, PRIM, g->x, 0, 0, 0));
+	bpf_row_fd("link_create: attach type 999", -EINVAL, link_create(t->prim, 999, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: prog_fd closed", -EBADF, link_create(t->prim, PRIM, 999, 0, 0, 0));
+	bpf_row_fd("link_create: target the peer", -EACCES,
+		   link_create(t->peer, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target lo", -ENXIO, link_create(1, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target a veth", -ENXIO, link_create(v->prim, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target ifindex 0", -ENODEV, link_create(0, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target missing ifindex", -ENODEV,
+		   link_create(missing, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: P, attached as a program", -EEXIST,
+		   link_create(t->prim, PRIM, g->p, 0, 0, 0));
+	bpf_row_fd("link_create: program for the peer at primary (valid)", 0,
+		   link_create(t->prim, PRIM, g->r, 0, 0, 0));
+	bpf_row_fd("link_create: stale expected_revision", -ESTALE,
+		   link_create(t->prim, PRIM, g->q, 0, 0, revision(t->prim, PRIM) + 3));
+	bpf_row_fd("link_create: BPF_F_REPLACE, nothing to replace", -ENOENT,
+		   link_create(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0));
+	bpf_row_fd("link_create: flag BPF_F_ALLOW_MULTI", -EINVAL,
+		   link_create(t->prim, PRIM, g->q, BPF_F_ALLOW_MULTI, 0, 0));
+	bpf_row_fd("link_create: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
+		   link_create(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0));
+	bpf_row_fd("link_create: BPF_F_AFTER, relative_fd closed", -EBADF,
+		   link_create(t->prim, PRIM, g->q, BPF_F_AFTER, 999, 0));
+
+	/* a link of Q before P, for the update and detach rows */
+	lnk = link_create(t->prim, PRIM, g->q, BPF_F_BEFORE, g->p, 0);
+	bpf_row("link_create: Q before P (valid)", 0, lnk < 0 ? lnk : 0);
+	if (lnk < 0)
+		lnk = 999;
+	bpf_row("link_update: new program a socket filter", -EINVAL,
+		link_update(lnk, g->s, 0, 0));
+	bpf_row("link_update: BPF_F_REPLACE, old program not the link's", -EPERM,
+		link_update(lnk, g->r, BPF_F_REPLACE, g->r));
+	bpf_row("link_update: flag BPF_F_BEFORE", -EINVAL, link_update(lnk, g->r, BPF_F_BEFORE, 0));
+	bpf_row("link_update: old_prog_fd without BPF_F_REPLACE", -EINVAL,
+		link_update(lnk, g->r, 0, g->q));
+	bpf_row("link_update: link_fd a program", -EINVAL, link_update(g->p, g->r, 0, 0));
+	bpf_row("link_update: link_fd closed", -EBADF, link_update(999, g->r, 0, 0));
+	bpf_row("link_update: new_prog_fd closed", -EBADF, link_update(lnk, 999, 0, 0));
+	bpf_row("link_update: new program P, attached as a program", -EEXIST,
+		link_update(lnk, g->p, 0, 0));
+	bpf_row("link_update: new program the link's own (valid)", 0,
+		link_update(lnk, g->q, 0, 0));
+	bpf_row("detach: Q, attached through a link", -EBUSY, detach(t->prim, PRIM, g->q, 0, 0, 0));
+	bpf_row("detach: first position (no program), a link", -EBUSY,
+		detach(t->prim, PRIM, 0, BPF_F_BEFORE, 0, 0));
+	bpf_row("link_detach: link_fd a program", -EINVAL, link_detach(g->p));
+	bpf_row("link_detach: link_fd closed", -EBADF, link_detach(999));
+	bpf_row("link_detach: the link (valid)", 0, link_detach(lnk));
+	bpf_row("link_detach: the link again", 0, link_detach(lnk));
+	bpf_row("link_update: detached link", -ENOLINK, link_update(lnk, g->r, 0, 0));
+	if (lnk != 999)
+		close(lnk);
+
+	/* CHECK_ATTR: a byte past each command's last field */
+	memset(&a, 0, sizeof(a));
+	a.target_ifindex = t->prim;
+	a.attach_type = PRIM;
+	a.attach_bpf_fd = g->q;
+	bpf_row("attach: byte after expected_revision", -EINVAL,
+		bpf_dirty(BPF_PROG_ATTACH, &a, offsetof(union bpf_attr, expected_revision) + 8,
+			  sizeof(a)));
+	bpf_row("detach: byte after expected_revision", -EINVAL,
+		bpf_dirty(BPF_PROG_DETACH, &a, offsetof(union bpf_attr, expected_revision) + 8,
+			  sizeof(a)));
+	bpf_row("attach: attr size 4100, byte 4096 set", -E2BIG,
+		bpf_dirty(BPF_PROG_ATTACH, &a, 4096, 4100));
+	memset(&a, 0, sizeof(a));
+	a.query.target_ifindex = t->prim;
+	a.query.attach_type = PRIM;
+	bpf_row("query: byte after query.revision", -EINVAL,
+		bpf_dirty(BPF_PROG_QUERY, &a, offsetof(union bpf_attr, query.revision) + 8,
+			  sizeof(a)));
+	memset(&a, 0, sizeof(a));
+	a.link_create.target_ifindex = t->prim;
+	a.link_create.attach_type = PRIM;
+	a.link_create.prog_fd = g->q;
+	bpf_row_fd("link_create: byte 60, after mainline's last field", -EINVAL,
+		   bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_MAINLINE, sizeof(a)));
+	/* Not mainline's answer: mainline's attr goes on to uprobe_multi
+	 * (bytes 48-59, ignored for netkit), 6.1's ends at byte 48 for every
+	 * link type. 6.1's own CHECK_ATTR, not the series' doing.
+	 */
+	bpf_row_fd("link_create: byte 48, after 6.1's last field (mainline: uprobe_multi.cnt)",
+		   -EINVAL, bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_61, sizeof(a)));
+	memset(&a, 0, sizeof(a));
+	a.link_update.link_fd = 999;
+	a.link_update.new_prog_fd = g->q;
+	bpf_row("link_update: byte after old_prog_fd", -EINVAL,
+		bpf_dirty(BPF_LINK_UPDATE, &a, offsetof(union bpf_attr, link_update.old_prog_fd) + 4,
+			  sizeof(a)));
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = 999;
+	bpf_row("link_detach: byte after link_fd", -EINVAL,
+		bpf_dirty(BPF_LINK_DETACH, &a, offsetof(union bpf_attr, link_detach.link_fd) + 4,
+			  sizeof(a)));
+
+	/* a link whose device went away */
+	if (pair_create(&tmp, "nkbx1", "nkbx0", NETKIT_L3)) {
+		row("link of a deleted device: pair", 0, NULL, -ENODEV, NULL, "setup failed");
+	} else {
+		tmpfd = link_create(tmp.prim, PEER, g->q, 0, 0, 0);
+		bpf_row("link_create: at the peer of a second pair (valid)", 0,
+			tmpfd < 0 ? tmpfd : 0);
+		bpf_row("dellink: the second pair with a link (valid)", 0, link_del(tmp.prim));
+		if (tmpfd >= 0) {
+			__u32 ifx = 1;
+
+			link_info(tmpfd, NULL, &ifx);
+			row("link of a deleted device: link info ifindex 0", 0, NULL,
+			    ifx ? -EEXIST : 0, NULL, NULL);
+			bpf_row("link_update: link of a deleted device", -ENOLINK,
+				link_update(tmpfd, g->r, 0, 0));
+			bpf_row("link_detach: link of a deleted device", 0, link_detach(tmpfd));
+			close(tmpfd);
+		}
+	}
+
+	/* a full bpf_mprog entry: bpf_mprog_max() programs */
+	table_full(g);
+
+	/* undo: P is still attached */
+	bpf_row("detach: P (valid)", 0, detach(t->prim, PRIM, g->p, 0, 0, 0));
+	count = 4;
+	ret = query(t->prim, PRIM, ids, &count, NULL);
+	row("query: nothing left at the primary", 0, NULL, ret, NULL,
+	    count ? "programs left attached" : NULL);
+}
+
+static int cmd_table(void)
+{
+	struct census base, now;
+	struct pair t, v;
+	struct progs g;
+	int fd;
+
+	/* fd 0 must be a file that is not a bpf object for one row */
+	if (fcntl(0, F_GETFD) < 0) {
+		fd = open("/dev/null", O_RDONLY);
+		if (fd != 0)
+			die("fd 0 for the replace_bpf_fd 0 row", -EBADF);
+	}
+	census(&base);
+	printf("# table: before: %d netkit devices, %d nkbad programs, %d netkit links\n",
+	       base.devices, base.progs, base.links);
+	if (pair_create(&t, "nkbt1", "nkbt0", NETKIT_L3))
+		die("table: setup: netkit pair nkbt1/nkbt0", -ENODEV);
+	if (veth_create("nkbtv0", "nkbtv1"))
+		die("table: setup: veth nkbtv0/nkbtv1", -ENODEV);
+	v.prim = if_nametoindex("nkbtv0");
+	v.peer = if_nametoindex("nkbtv1");
+	keep[0] = t.prim;
+	keep[1] = t.peer;
+	nkeep = 2;
+
+	table_netlink(&t, &v);
+
+	g.p = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_p");
+	g.q = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_q");
+	g.r = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER, NETKIT_PASS, "nkbad_r");
+	g.z = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_PASS, "nkbad_z");
+	g.s = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_s");
+	g.x = prog_load(BPF_PROG_TYPE_XDP, 0, 2 /* XDP_PASS */, "nkbad_x");
+	g.pid = prog_id(g.p);
+	g.qid = prog_id(g.q);
+	if (!g.pid || !g.qid)
+		die("table: setup: program ids", -ENOENT);
+
+	table_bpf(&t, &v, &g);
+
+	close(g.p);
+	close(g.q);
+	close(g.r);
+	close(g.z);
+	close(g.s);
+	close(g.x);
+	if (link_del(t.prim) || link_del(v.prim)) {
+		printf("not ok - table: deleting the pair and the veth\n");
+		rows_failed++;
+	}
+	if (census_settles(&base, &now)) {
+		printf("ok - table: nothing left behind (%d netkit devices, %d nkbad programs, %d netkit links)\n",
+		       now.devices, now.progs, now.links);
+	} else {
+		printf("not ok - table: left behind: %d netkit devices (before %d), %d nkbad programs, %d netkit links (before %d)\n",
+		       now.devices, base.devices, now.progs, now.links, base.links);
+		rows_failed++;
+	}
+	printf("# table: %d rows, %d failed\n", rows, rows_failed);
+	return rows_failed ? 1 : 0;
+}
+
+/* --- the fuzzer -------------------------------------------------------- */
+
+enum {
+	K_NEWLINK, K_SETLINK, K_DELLINK,
+	K_ATTACH, K_DETACH, K_QUERY, K_LCREATE, K_LUPDATE, K_LDETACH, K_MAX
+};
+
+static const char *const kind_name[K_MAX] = {
+	"RTM_NEWLINK", "RTM_SETLINK", "RTM_DELLINK", "BPF_PROG_ATTACH",
+	"BPF_PROG_DETACH", "BPF_PROG_QUERY", "BPF_LINK_CREATE",
+	"BPF_LINK_UPDATE", "BPF_LINK_DETACH",
+};
+
+#define NLINKS	8
+
+struct fz {
+	struct pair t;		/* the netkit fixture */
+	int veth;
+	int progs[6];		/* P1 P2 P3 (SCHED_CLS), S, X, and P4 */
+	__u32 prog_ids[6];
+	int links[NLINKS];
+	__u32 link_ids[NLINKS];
+	unsigned long sent[K_MAX], ok[K_MAX];
+	double secs[K_MAX];	/* time spent per kind, cleanups included */
+	unsigned long hist[4096 + 2];
+	unsigned long devices_created, links_created, links_closed, fixtures_remade;
+	unsigned long attached, detached, noanswer, invalid, other_links;
+	unsigned long name_seq;
+	int pending;		/* successful RTM_NEWLINKs since the last reap */
+	char last[160];
+};
+
+static struct fz *fzp;
+static int inject;	/* --inject: fault injection for the fuzzed calls only */
+
+/* With --inject, the fuzzed calls run with /proc/self/make-it-fail set, so
+ * that the failslab/fail_page_alloc settings (task-filter) of a kernel
+ * with CONFIG_FAULT_INJECTION fail their allocations; the fixture's and
+ * the cleanup's calls do not.
+ */
+static void make_it_fail(int on)
+{
+	static int fd = -1;
+	int i;
+
+	if (!inject)
+		return;
+	if (fd < 0)
+		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("fuzz: --inject: /proc/self/make-it-fail", -errno);
+	for (i = 0; i < 100; i++)	/* (the write itself can be failed) */
+		if (pwrite(fd, on ? "1" : "0", 1, 0) == 1)
+			return;
+	die("fuzz: --inject: writing /proc/self/make-it-fail", -errno);
+}
+
+static void fz_watchdog(int sig)
+{
+	static const char m[] = "not ok - fuzz: watchdog expired (a call hangs); last: ";
+
+	(void)sig;
+	if (write(1, m, sizeof(m) - 1) < 0 ||
+	    write(1, fzp->last, strlen(fzp->last)) < 0 || write(1, "\n", 1) < 0)
+		_exit(3);
+	_exit(3);
+}
+
+/* The fuzzer's netkit devices besides the fixture. */
+static int fz_extra(struct fz *f)
+{
+	int idx[256], n, i, extra = 0;
+
+	n = nk_list(idx, 256);
+	for (i = 0; i < n && i < 256; i++)
+		if (idx[i] != f->t.prim && idx[i] != f->t.peer && !preexisting(idx[i]))
+			extra++;
+	return extra;
+}
+
+/* Remove what successful requests created: the template puts new devices
+ * in FZ_GROUP, which one RTM_DELLINK removes at once (one RCU grace
+ * period instead of one per pair); the rest goes one by one.
+ */
+#define FZ_GROUP	4242
+
+static void fz_reap(struct fz *f)
+{
+	struct msgb b;
+
+	f->pending = 0;
+	f->devices_created += fz_extra(f);
+	b_init(&b, RTM_DELLINK, 0, 0);
+	b_u32(&b, IFLA_GROUP, FZ_GROUP);
+	nl_talk(&b, NULL, 0);
+	sweep(keep, nkeep);
+}
+
+/* The fixture: a netkit pair nkfzpN/nkfzqN and a veth nkfzvN/nkfzwN,
+ * N counting the rebuilds, so that a device the fuzzer renamed to an old
+ * fixture name cannot get in the way.
+ */
+static int fz_fixture(struct fz *f)
+{
+	char prim[IFNAMSIZ], peer[IFNAMSIZ], veth[IFNAMSIZ];
+
+	if (f->t.prim && if_indextoname(f->t.prim, prim) &&
+	    if_indextoname(f->t.peer, peer) && f->veth &&
+	    if_indextoname(f->veth, veth))
+		return 0;
+	/* gone: start over */
+	if (f->t.prim) {
+		f->fixtures_remade++;
+		fz_reap(f);
+		link_del(f->t.prim);
+		link_del(f->t.peer);
+	}
+	keep[0] = keep[1] = -1;
+	nkeep = 0;
+	f->devices_created += fz_extra(f);
+	sweep(keep, 0);
+	if (f->veth)
+		link_del(f->veth);
+	snprintf(prim, sizeof(prim), "nkfzp%lu", f->fixtures_remade);
+	snprintf(peer, sizeof(peer), "nkfzq%lu", f->fixtures_remade);
+	if (pair_create(&f->t, prim, peer, rn(2) ? NETKIT_L2 : NETKIT_L3))
+		return -1;
+	snprintf(prim, sizeof(prim), "nkfzv%lu", f->fixtures_remade);
+	snprintf(peer, sizeof(peer), "nkfzw%lu", f->fixtures_remade);
+	if (veth_create(prim, peer))
+		return -1;
+	f->veth = if_nametoindex(prim);
+	keep[0] = f->t.prim;
+	keep[1] = f->t.peer;
+	nkeep = 2;
+	return 0;
+}
+
+/* Undo what the fuzzer's rtnetlink requests may have done to lo (they do
+ * not aim at it, but a mutated IFLA_GROUP can reach every device): MTU,
+ * group, up. A rename needs a name, which makes a request no group one.
+ */
+static struct ifreq lo_flags, lo_mtu;
+
+static int fz_save_lo(void)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
+
+	snprintf(lo_flags.ifr_name, IFNAMSIZ, "lo");
+	snprintf(lo_mtu.ifr_name, IFNAMSIZ, "lo");
+	ret = fd < 0 || ioctl(fd, SIOCGIFFLAGS, &lo_flags) ||
+	      ioctl(fd, SIOCGIFMTU, &lo_mtu) ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+static int fz_restore_lo(char *msg, size_t msgsz)
+{
+	struct msgb b;
+
+	b_init(&b, RTM_SETLINK, 0, 1);
+	b_ifm(&b)->ifi_flags = lo_flags.ifr_flags & IFF_UP;
+	b_ifm(&b)->ifi_change = IFF_UP;
+	b_u32(&b, IFLA_MTU, lo_mtu.ifr_mtu);
+	b_u32(&b, IFLA_GROUP, 0);
+	return nl_talk(&b, msg, msgsz);
+}
+
+static void fz_count(struct fz *f, int kind, int ret)
+{
+	f->sent[kind]++;
+	if (ret >= 0) {
+		f->ok[kind]++;
+		f->hist[0]++;
+	} else if (-ret <= 4095) {
+		f->hist[-ret]++;
+	} else {
+		f->invalid++;
+	}
+}
+
+/* An ifindex to aim at: the netkit primary or peer, lo, the veth, 0,
+ * missing, or random.
+ */
+static int fz_ifindex(struct fz *f)
+{
+	switch (rn(10)) {
+	case 0: case 1: case 2: return f->t.prim;
+	case 3: case 4: return f->t.peer;
+	case 5: return 1;
+	case 6: return f->veth;
+	case 7: return 0;
+	case 8: return f->t.prim + 1000 + rn(1000);
+	default: return rnd();
+	}
+}
+
+static __u32 fz_u32(void)
+{
+	static const __u32 v[] = { 0, 1, 2, 3, 7, 0xff, 0xffff, 0x7fffffff,
+				   0x80000000, 0xffffffff };
+
+	return chance(70) ? v[rn(sizeof(v) / sizeof(v[0]))] : (__u32)rnd();
+}
+
+static int fz_fd(struct fz *f)
+{
+	switch (rn(12)) {
+	case 0: case 1: case 2: case 3: return f->progs[rn(6)];
+	case 4: case 5: return f->links[rn(NLINKS)];
+	case 6: return nl_fd;
+	case 7: return 0;
+	case 8: return 999;
+	case 9: return -1;
+	default: return rn(64);
+	}
+}
+
+static __u32 fz_rel(struct fz *f)
+{
+	switch (rn(8)) {
+	case 0: return 0;
+	case 1: case 2: return fz_fd(f);
+	case 3: return f->prog_ids[rn(6)];
+	case 4: return f->link_ids[rn(NLINKS)];
+	case 5: return rn(64);
+	default: return fz_u32();
+	}
+}
+
+static __u32 fz_flags(void)
+{
+	static const __u32 bits[] = { BPF_F_REPLACE, BPF_F_BEFORE, BPF_F_AFTER,
+				      BPF_F_ID, BPF_F_LINK, BPF_F_ALLOW_MULTI,
+				      BPF_F_ALLOW_OVERRIDE };
+	__u32 fl = 0;
+	int i;
+
+	if (chance(25))
+		return 0;
+	for (i = 0; i < 7; i++)
+		if (chance(25))
+			fl |= bits[i];
+	if (chance(5))
+		fl |= 1U << rn(32);
+	return fl;
+}
+
+static __u32 fz_type(void)
+{
+	switch (rn(10)) {
+	case 0: case 1: case 2: case 3: return BPF_NETKIT_PRIMARY;
+	case 4: case 5: case 6: return BPF_NETKIT_PEER;
+	case 7: return rn(60);
+	default: return fz_u32();
+	}
+}
+
+static __u64 fz_rev(void)
+{
+	switch (rn(6)) {
+	case 0: case 1: case 2: return 0;
+	case 3: return 1 + rn(40);
+	case 4: return rnd();
+	default: return rn(4);
+	}
+}
+
+static void fz_link_add(struct fz *f, int fd)
+{
+	int i = rn(NLINKS);
+
+	f->links_created++;
+	if (f->links[i] > 0) {
+		close(f->links[i]);
+		f->links_closed++;
+	}
+	f->links[i] = fd;
+	f->link_ids[i] = link_info(fd, NULL, NULL);
+}
+
+/* Field generators for the bpf attrs: a valid value (the netkit primary,
+ * a netkit attach type, a SCHED_CLS program, mprog flags that make sense,
+ * ...) with probability `valid` percent, else one of the bad ones above.
+ */
+static int fz_v_ifindex(struct fz *f, int valid)
+{
+	return chance(valid) ? f->t.prim : fz_ifindex(f);
+}
+
+static __u32 fz_v_type(int valid)
+{
+	if (chance(valid))
+		return rn(2) ? BPF_NETKIT_PRIMARY : BPF_NETKIT_PEER;
+	return fz_type();
+}
+
+static int fz_v_prog(struct fz *f, int valid)
+{
+	static const int sched_cls[] = { 0, 1, 2, 5 };
+
+	return chance(valid) ? f->progs[sched_cls[rn(4)]] : fz_fd(f);
+}
+
+static __u32 fz_v_flags(int valid)
+{
+	static const __u32 good[] = { 0, 0, 0, BPF_F_BEFORE, BPF_F_AFTER,
+				      BPF_F_BEFORE | BPF_F_ID, BPF_F_AFTER | BPF_F_ID,
+				      BPF_F_BEFORE | BPF_F_LINK, BPF_F_AFTER | BPF_F_LINK,
+				      BPF_F_REPLACE };
+
+	return chance(valid) ? good[rn(sizeof(good) / sizeof(good[0]))] : fz_flags();
+}
+
+/* A relative object matching flags: an id with BPF_F_ID, a link with
+ * BPF_F_LINK, else an fd; or a bad one.
+ */
+static __u32 fz_v_rel(struct fz *f, __u32 flags, int valid)
+{
+	int i;
+
+	if (!chance(valid))
+		return chance(30) ? 0 : fz_rel(f);
+	if (!(flags & (BPF_F_BEFORE | BPF_F_AFTER)) || chance(30))
+		return 0;
+	if (flags & BPF_F_LINK) {
+		i = rn(NLINKS);
+		return flags & BPF_F_ID ? f->link_ids[i] : (__u32)f->links[i];
+	}
+	i = rn(6);
+	return flags & BPF_F_ID ? f->prog_ids[i] : (__u32)f->progs[i];
+}
+
+static int fz_bpf(struct fz *f, int kind)
+{
+	static const int cmd[K_MAX] = {
+		[K_ATTACH] = BPF_PROG_ATTACH, [K_DETACH] = BPF_PROG_DETACH,
+		[K_QUERY] = BPF_PROG_QUERY, [K_LCREATE] = BPF_LINK_CREATE,
+		[K_LUPDATE] = BPF_LINK_UPDATE, [K_LDETACH] = BPF_LINK_DETACH,
+	};
+	static char buf[512];
+	static __u32 ids[4][80];
+	union bpf_attr *a = (union bpf_attr *)buf;
+	unsigned int size = sizeof(*a);
+	int valid = chance(50) ? 85 : 40;	/* how close to a valid attr */
+	__u32 type = 0;
+	int ret, i;
+
+	memset(buf, 0, sizeof(buf));
+	switch (kind) {
+	case K_ATTACH:
+	case K_DETACH:
+		a->target_ifindex = fz_v_ifindex(f, valid);
+		a->attach_type = fz_v_type(valid);
+		a->attach_bpf_fd = kind == K_DETACH && chance(20) ? 0 : fz_v_prog(f, valid);
+		a->attach_flags = fz_v_flags(valid);
+		if (a->attach_flags & BPF_F_REPLACE || !chance(valid))
+			a->replace_bpf_fd = fz_v_prog(f, valid);
+		a->relative_fd = fz_v_rel(f, a->attach_flags, valid);
+		a->expected_revision = chance(valid) ? 0 : fz_rev();
+		break;
+	case K_QUERY:
+		a->query.target_ifindex = fz_v_ifindex(f, valid);
+		a->query.attach_type = fz_v_type(valid);
+		a->query.query_flags = chance(valid) ? 0 : fz_u32();
+		a->query.attach_flags = chance(valid) ? 0 : fz_u32();
+		for (i = 0; i < 4; i++) {
+			__u64 p;
+
+			switch (chance(valid) ? 3 : rn(4)) {
+			case 0: p = 0; break;
+			case 1: p = 0x10; break;
+			case 2: p = 0xffff888000000000ULL; break;
+			default: p = (unsigned long)ids[i]; break;
+			}
+			if (i == 0)
+				a->query.prog_ids = p;
+			else if (i == 1)
+				a->query.prog_attach_flags = p;
+			else if (i == 2)
+				a->query.link_ids = p;
+			else
+				a->query.link_attach_flags = p;
+		}
+		a->query.count = chance(valid) ? rn(80) : fz_u32();
+		if (a->query.count > 80 && chance(80))
+			a->query.count = rn(80);
+		a->query.revision = chance(valid) ? 0 : rnd();
+		break;
+	case K_LCREATE:
+		a->link_create.target_ifindex = fz_v_ifindex(f, valid);
+		a->link_create.attach_type = fz_v_type(valid);
+		a->link_create.prog_fd = fz_v_prog(f, valid);
+		a->link_create.flags = fz_v_flags(valid);
+		a->link_create.netkit.relative_fd = fz_v_rel(f, a->link_create.flags, valid);
+		a->link_create.netkit.expected_revision = chance(valid) ? 0 : fz_rev();
+		break;
+	case K_LUPDATE:
+		a->link_update.link_fd = chance(valid) ? f->links[rn(NLINKS)] : fz_fd(f);
+		a->link_update.new_prog_fd = fz_v_prog(f, valid);
+		a->link_update.flags = chance(valid) ? (rn(4) ? 0 : BPF_F_REPLACE) : fz_flags();
+		if (a->link_update.flags & BPF_F_REPLACE || !chance(valid))
+			a->link_update.old_prog_fd = fz_v_prog(f, valid);
+		break;
+	case K_LDETACH:
+		a->link_detach.link_fd = chance(valid) ? f->links[rn(NLINKS)] : fz_fd(f);
+		break;
+	}
+	/* CHECK_ATTR and the attr size */
+	if (chance(5))
+		buf[rn(sizeof(*a))] = rnd();
+	if (chance(3))
+		size = rn(sizeof(*a) + 1);
+	else if (chance(3))
+		size = sizeof(*a) + rn(sizeof(buf) - sizeof(*a));
+	if (chance(1))
+		buf[sizeof(*a) + rn(sizeof(buf) - sizeof(*a))] = 1;
+	snprintf(f->last, sizeof(f->last), "%s size %u", kind_name[kind], size);
+	make_it_fail(1);
+	ret = sys_bpf(cmd[kind], a, size);
+	make_it_fail(0);
+	fz_count(f, kind, ret);
+	if (ret < 0)
+		return ret;
+	switch (kind) {
+	case K_LCREATE:
+		if (!link_info(ret, &type, NULL)) {
+			printf("# fuzz: BPF_LINK_CREATE returned %d, not a link\n", ret);
+			f->invalid++;
+			close(ret);
+		} else if (type == BPF_LINK_TYPE_NETKIT) {
+			fz_link_add(f, ret);
+		} else {	/* e.g. an XDP link: valid, but not ours to keep */
+			f->other_links++;
+			close(ret);
+		}
+		break;
+	case K_ATTACH:
+		f->attached++;
+		break;
+	case K_DETACH:
+		f->detached++;
+		break;
+	case K_QUERY:
+		if (a->query.count > 64 && ret == 0 && a->query.prog_ids) {
+			printf("# fuzz: BPF_PROG_QUERY count %u\n", a->query.count);
+			f->invalid++;
+		}
+		break;
+	default:
+		if (ret) {
+			printf("# fuzz: %s returned %d\n", kind_name[kind], ret);
+			f->invalid++;
+		}
+	}
+	return ret;
+}
+
+/* A valid netkit RTM_NEWLINK, mutated while it is built and afterwards. */
+static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
+{
+	static const int types[] = { RTM_NEWLINK, RTM_SETLINK, RTM_DELLINK };
+	struct ifinfomsg pifm = { .ifi_family = AF_UNSPEC };
+	char name[64], junk[700];
+	int flags = 0, i, n;
+	__u32 v;
+
+	if (kind == K_NEWLINK)
+		flags = chance(85) ? NLM_F_CREATE : 0;
+	if (chance(60))
+		flags |= NLM_F_EXCL;
+	if (chance(5))
+		flags |= NLM_F_REPLACE;
+	if (chance(3))
+		flags |= 1 << rn(16);
+	b_init(b, types[kind], flags, 0);
+	if (!chance(70) || kind != K_NEWLINK || !(flags & NLM_F_CREATE))
+		b_ifm(b)->ifi_index = chance(30) || (kind == K_DELLINK && chance(70)) ?
+				      0 : fz_ifindex(f);
+	if (b_ifm(b)->ifi_index == 1)	/* not lo: later tests need it */
+		b_ifm(b)->ifi_index = f->veth;
+	if (chance(3))
+		b_ifm(b)->ifi_index = -rn(100);
+	if (chance(5)) {
+		b_ifm(b)->ifi_flags = rnd();
+		b_ifm(b)->ifi_change = rnd();
+	}
+	if (chance(2))
+		b_ifm(b)->ifi_family = rn(50);
+
+	/* IFLA_IFNAME */
+	if (chance(85)) {
+		switch (rn(12)) {
+		case 0: snprintf(name, sizeof(name), "nkfz_name_too_long_%lu", f->name_seq++); break;
+		case 1: snprintf(name, sizeof(name), "%s", f->t.pname); break;
+		case 2: snprintf(name, sizeof(name), "nk%%d"); break;
+		case 3: name[0] = 0; break;
+		default: snprintf(name, sizeof(name), "nkfzc%lu", f->name_seq++ % 100000);
+		}
+		if (chance(5))
+			b_put(b, IFLA_IFNAME, name, strlen(name));	/* no NUL */
+		else
+			b_str(b, IFLA_IFNAME, name);
+	}
+	if (kind == K_NEWLINK && chance(95))
+		b_u32(b, IFLA_GROUP, FZ_GROUP);
+	if (chance(8))
+		b_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
+		      chance(80) ? 6 : rn(10));
+	if (chance(4))
+		b_u32(b, IFLA_MTU, chance(50) ? 1280 + rn(9000) : fz_u32());
+	for (n = chance(8) ? 1 + rn(3) : 0; n; n--) {	/* any top-level attribute */
+		int t = 1 + rn(IFLA_MAX);
+
+		if (t == IFLA_NET_NS_PID || t == IFLA_NET_NS_FD || t == IFLA_LINKINFO ||
+		    t == IFLA_GROUP ||
+		    t == IFLA_TARGET_NETNSID || t == IFLA_NEW_NETNSID || t == IFLA_IF_NETNSID)
+			continue;
+		v = fz_u32();
+		b_put(b, t, &v, rn(5) == 0 ? rn(8) : 4);
+	}
+
+	/* IFLA_LINKINFO */
+	if (chance(92)) {
+		b_push(b, IFLA_LINKINFO);
+		if (chance(96))
+			b_put(b, IFLA_INFO_KIND, "netkit", chance(90) ? 6 : 7);
+		if (chance(3))
+			b_put(b, IFLA_INFO_SLAVE_DATA, junk, rn(16));
+		if (chance(4)) {
+			v = rnd();
+			b_put(b, IFLA_INFO_DATA, &v, rn(5));
+		} else if (chance(92)) {
+			b_push(b, IFLA_INFO_DATA);
+			if (chance(50)) {
+				v = chance(70) ? rn(2) : fz_u32();
+				b_put(b, IFLA_NETKIT_MODE, &v, chance(92) ? 4 : rn(9));
+			}
+			if (chance(40)) {
+				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
+				b_put(b, IFLA_NETKIT_POLICY, &v, chance(92) ? 4 : rn(9));
+			}
+			if (chance(40)) {
+				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
+				b_put(b, IFLA_NETKIT_PEER_POLICY, &v, chance(92) ? 4 : rn(9));
+			}
+			if (chance(25)) {
+				v = chance(70) ? rn(2) : fz_u32();
+				b_put(b, IFLA_NETKIT_SCRUB, &v, chance(92) ? 4 : rn(9));
+			}
+			if (chance(25)) {
+				v = chance(70) ? rn(2) : fz_u32();
+				b_put(b, IFLA_NETKIT_PEER_SCRUB, &v, chance(92) ? 4 : rn(9));
+			}
+			if (chance(20)) {
+				v = chance(70) ? rn(256) : fz_u32();
+				b_put(b, IFLA_NETKIT_HEADROOM, &v, chance(92) ? 2 : rn(9));
+			}
+			if (chance(20)) {
+				v = chance(70) ? rn(256) : fz_u32();
+				b_put(b, IFLA_NETKIT_TAILROOM, &v, chance(92) ? 2 : rn(9));
+			}
+			if (chance(3))
+				b_put(b, IFLA_NETKIT_PRIMARY, &v, rn(5));
+			if (chance(3)) {
+				v = rn(3);
+				b_put(b, NK_PAIRING, &v, chance(90) ? 4 : rn(9));
+			}
+			if (chance(5)) {
+				v = fz_u32();
+				b_put(b, chance(50) ? (int)rn(20) : (int)rn(0x4000), &v, rn(9));
+			}
+			if (chance(60)) {
+				b_push(b, IFLA_NETKIT_PEER_INFO);
+				pifm.ifi_index = 0;
+				if (chance(10))
+					pifm.ifi_index = chance(50) ? fz_ifindex(f) : -(int)rn(5);
+				n = sizeof(pifm);
+				if (chance(4))
+					n = rn(sizeof(pifm));
+				b_raw(b, &pifm, n);
+				if (n == sizeof(pifm)) {
+					if (chance(85)) {
+						snprintf(name, sizeof(name), "nkfzx%lu",
+							 f->name_seq++ % 100000);
+						if (chance(5))
+							snprintf(name, sizeof(name), "%s",
+								 chance(50) ? f->t.qname :
+								 "nkfz_peer_name_too_long");
+						b_str(b, IFLA_IFNAME, name);
+					}
+					if (chance(10))
+						b_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
+						      chance(80) ? 6 : rn(10));
+					if (chance(5))
+						b_u32(b, IFLA_MTU, fz_u32());
+					if (chance(5)) {
+						v = fz_u32();
+						b_put(b, 1 + rn(IFLA_MAX), &v, rn(9));
+					}
+					if (chance(5)) {	/* nested garbage */
+						for (i = 0; i < (int)sizeof(junk); i++)
+							junk[i] = rnd();
+						b_raw(b, junk, rn(sizeof(junk)));
+					}
+				}
+				b_pop(b);
+			}
+			b_pop(b);
+		}
+		b_pop(b);
+	}
+
+	/* after the fact: headers, values, truncation */
+	for (n = chance(70) ? 1 + rn(4) : 0; n && b->nattr; n--) {
+		struct nlattr *a = (struct nlattr *)(b->buf + b->attr_off[rn(b->nattr)]);
+
+		if ((char *)a + NLA_HDRLEN > b->buf + b->len)
+			continue;
+		switch (rn(5)) {
+		case 0: a->nla_len = rn(4) ? a->nla_len + rn(9) - 4 : rnd(); break;
+		case 1: a->nla_type = rn(2) ? rn(16) : rnd(); break;
+		case 2: a->nla_type ^= NLA_F_NESTED; break;
+		case 3: b->buf[NLMSG_LENGTH(sizeof(struct ifinfomsg)) +
+			       rn(b->len - NLMSG_LENGTH(sizeof(struct ifinfomsg)) + 1)] = rnd();
+			break;
+		default: b->len = NLMSG_HDRLEN + rn(b->len - NLMSG_HDRLEN + 1); break;
+		}
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int fz_netlink(struct fz *f, int kind)
+{
+	static struct msgb b;
+	char msg[256];
+	int ret;
+
+	double t;
+
+	fz_nl_build(f, &b, kind);
+	snprintf(f->last, sizeof(f->last), "%s len %d", kind_name[kind], b.len);
+	t = now_s();
+	make_it_fail(1);
+	ret = nl_talk(&b, msg, sizeof(msg));
+	make_it_fail(0);
+	t = now_s() - t;
+	if (ret == NL_NOANSWER) {
+		f->noanswer++;
+		printf("# fuzz: %s: no answer within %d ms\n", kind_name[kind], nl_timeout_ms);
+		f->sent[kind]++;
+		return ret;
+	}
+	fz_count(f, kind, ret);
+	if (verbose)
+		printf("# fuzz: %s len %d: %s %s (%.1f ms)\n", kind_name[kind], b.len,
+		       errname(ret), msg, t * 1e3);
+	if (ret == 0) {
+		if (kind == K_NEWLINK && ++f->pending >= 32)
+			fz_reap(f);
+		if (fz_fixture(f))
+			die("fuzz: recreating the fixture", -ENODEV);
+	}
+	return ret;
+}
+
+static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
+{
+	static struct fz f;
+	unsigned long i, total = 0, sent_nl = 0, sent_bpf = 0;
+	double t0, t;
+	int k, fail = 0;
+	char msg[256];
+
+	printf("# fuzz: seed %llu (replay: netkit-badinput fuzz --seed %llu --count %lu)\n",
+	       (unsigned long long)seed, (unsigned long long)seed, count);
+	fflush(stdout);
+	rng_state = seed ? seed : 1;
+	fzp = &f;
+	signal(SIGALRM, fz_watchdog);
+	nl_timeout_ms = 10000;
+	if (fz_save_lo())
+		die("fuzz: setup: lo's flags and MTU", -errno);
+	if (fz_fixture(&f))
+		die("fuzz: setup: netkit pair nkfzp0/nkfzq0 and veth nkfzv0/nkfzw0", -ENODEV);
+	f.progs[0] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_f1");
+	f.progs[1] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER, NETKIT_PASS, "nkbad_f2");
+	f.progs[2] = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_NEXT, "nkbad_f3");
+	f.progs[3] = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_fs");
+	f.progs[4] = prog_load(BPF_PROG_TYPE_XDP, 0, 2, "nkbad_fx");
+	f.progs[5] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_PASS, "nkbad_f4");
+	for (k = 0; k < 6; k++)
+		f.prog_ids[k] = prog_id(f.progs[k]);
+
+	t0 = now_s();
+	for (i = 0; i < count; i++) {
+		t = now_s();
+		if (t - t0 > limit) {
+			printf("# fuzz: time limit of %.0f s reached after %lu messages\n", limit, i);
+			break;
+		}
+		alarm(60);
+		k = rn(100);
+		if (k < 32)
+			k = K_NEWLINK;
+		else if (k < 40)
+			k = K_SETLINK;
+		else if (k < 45)
+			k = K_DELLINK;
+		else
+			k = K_ATTACH + rn(K_MAX - K_ATTACH);
+		if (k <= K_DELLINK) {
+			fz_netlink(&f, k);
+			sent_nl++;
+		} else {
+			fz_bpf(&f, k);
+			sent_bpf++;
+		}
+		f.secs[k] += now_s() - t;
+		total++;
+		if (!(i % 500) && fz_fixture(&f))
+			die("fuzz: recreating the fixture", -ENODEV);
+	}
+	alarm(0);
+	t = now_s() - t0;
+
+	/* clean up: links, fixtures, programs */
+	for (k = 0; k < NLINKS; k++)
+		if (f.links[k] > 0) {
+			close(f.links[k]);
+			f.links_closed++;
+		}
+	fz_reap(&f);
+	link_del(f.t.prim);
+	link_del(f.veth);
+	sweep(keep, 0);
+	k = fz_restore_lo(msg, sizeof(msg));
+	if (k) {
+		printf("not ok - fuzz: restoring lo: %s %s\n", errname(k), msg);
+		fail = 1;
+	}
+	for (k = 0; k < 6; k++)
+		close(f.progs[k]);
+
+	printf("# fuzz: %lu messages in %.1f s (%.0f/s): %lu netlink, %lu bpf\n",
+	       total, t, t > 0 ? total / t : 0.0, sent_nl, sent_bpf);
+	for (k = 0; k < K_MAX; k++)
+		printf("# fuzz:   %-16s sent %6lu  succeeded %6lu  %5.1f s\n", kind_name[k],
+		       f.sent[k], f.ok[k], f.secs[k]);
+	printf("# fuzz: answers:");
+	for (k = 0; k <= 4095; k++)
+		if (f.hist[k])
+			printf(" %s %lu", errname(-k), f.hist[k]);
+	printf("\n");
+	printf("# fuzz: created and removed: %lu extra netkit devices, %lu netkit links (%lu closed), %lu other links, %lu program attachments (%lu detached by the fuzzer), %lu fixture rebuilds\n",
+	       f.devices_created, f.links_created, f.links_closed, f.other_links,
+	       f.attached, f.detached, f.fixtures_remade);
+	printf("fuzz-sent=%lu\n", total);
+	if (f.noanswer || f.invalid) {
+		printf("not ok - fuzz: %lu requests without an answer, %lu invalid results (seed %llu)\n",
+		       f.noanswer, f.invalid, (unsigned long long)seed);
+		fail = 1;
+	} else {
+		printf("ok - fuzz: %lu messages, each answered by an errno or a valid result (seed %llu)\n",
+		       total, (unsigned long long)seed);
+	}
+	return fail;
+}
+
+static int cmd_census(void)
+{
+	struct census c;
+
+	census(&c);
+	printf("netkit_devices=%d nkbad_progs=%d netkit_links=%d\n", c.devices,
+	       c.progs, c.links);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: netkit-badinput table\n"
+		"       netkit-badinput fuzz [--seed S] [--count N] [--time SECONDS] [--verbose] [--inject]\n"
+		"       netkit-badinput census\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long count = 10000;
+	double limit = 300;
+	__u64 seed;
+	char *end;
+	int i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		usage();
+	nl_open();
+	npre = nk_list(pre, 64);
+	if (!strcmp(argv[1], "table") && argc == 2)
+		return cmd_table();
+	if (!strcmp(argv[1], "census") && argc == 2)
+		return cmd_census();
+	if (strcmp(argv[1], "fuzz"))
+		usage();
+	seed = ((__u64)time(NULL) << 20) ^ (__u64)getpid() ^ (__u64)(now_s() * 1e6);
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--verbose")) {
+			verbose = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--inject")) {
+			inject = 1;
+			continue;
+		}
+		if (i + 1 >= argc)
+			usage();
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[++i], &end, 0);
+		else if (!strcmp(argv[i], "--count"))
+			count = strtoul(argv[++i], &end, 0);
+		else if (!strcmp(argv[i], "--time"))
+			limit = strtod(argv[++i], &end);
+		else
+			usage();
+		if (*end)
+			usage();
+	}
+	return cmd_fuzz(seed, count, limit);
+}
