@@ -1,0 +1,62 @@
+#!/bin/sh
+# netkit_stress: netkit-stress on both vCPUs at once - netkit pairs made
+# and deleted (L2/L3, pass/drop, peer in another netns given by
+# IFLA_NET_NS_FD or moved there), programs and links attached, detached
+# and updated at every position with expected revisions, devices and
+# netns deleted under attached links (which must turn defunct: update
+# ENOLINK, detach and close fine), while UDP traffic crosses another
+# netkit pair. Every result is checked against what mainline's code
+# returns; see netkit-stress.c.
+#
+# Env: NETKIT_STRESS_ITERATIONS (required iterations, default 1000),
+# NETKIT_STRESS_CAP (time cap in seconds; default 60, or 480 on a debug
+# kernel, recognised by /sys/kernel/debug/kmemleak), NETKIT_STRESS_SEED.
+#
+# Runs in the test guest as root, prints one "ok"/"not ok" line per check
+# and exits non-zero if any check failed.
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+iterations=${NETKIT_STRESS_ITERATIONS:-1000}
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	kernel=debug
+	cap=${NETKIT_STRESS_CAP:-480}
+else
+	kernel=normal
+	cap=${NETKIT_STRESS_CAP:-60}
+fi
+echo "# $kernel kernel: $iterations iterations required, time cap $cap s"
+
+cpus=$(nproc)
+[ "$cpus" -ge 2 ]
+expect "two CPUs for the two workers ($cpus online)" $?
+
+# The BPF object lists must be as before (bpftool checks what the program
+# checked with GET_NEXT_ID; the program checks its namespaces for devices
+# left behind), and the kernel must log no warning or splat meanwhile.
+bpf_count() { bpftool "$1" show | grep -c '^[0-9]*: '; }
+splat='WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|INFO: task .* blocked|kmemleak: .*new suspected'
+marker="netkit_stress: start $$ $(cut -d' ' -f1 /proc/uptime)"
+progs0=$(bpf_count prog)
+links0=$(bpf_count link)
+echo "$marker" >/dev/kmsg
+
+set -- -n "$iterations" -t "$cap"
+[ -n "${NETKIT_STRESS_SEED:-}" ] && set -- "$@" -s "$NETKIT_STRESS_SEED"
+netkit-stress "$@"
+expect "netkit-stress: all its checks passed" $?
+
+[ "$(bpf_count prog)" = "$progs0" ] && [ "$(bpf_count link)" = "$links0" ]
+expect "bpftool: as many programs ($progs0) and links ($links0) as before" $?
+log=$(dmesg | sed -n "\|$marker|,\$p")
+[ -n "$log" ]
+expect "the kernel log still holds the start marker" $?
+bad=$(printf '%s\n' "$log" | grep -E -A20 "$splat")
+if [ -z "$bad" ]; then
+	expect "no kernel warning, BUG or splat in dmesg during the run" 0
+else
+	printf '%s\n' "$bad" | head -n 80 | sed 's/^/  dmesg: /'
+	expect "no kernel warning, BUG or splat in dmesg during the run" 1
+fi
+exit "$fail"

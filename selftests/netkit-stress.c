@@ -1,0 +1,2334 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-stress: randomized stress of netkit devices and their BPF
+ * attachments on both CPUs at once, with traffic flowing meanwhile.
+ *
+ *   netkit-stress [-n ITERATIONS] [-t SECONDS] [-s SEED] [-w WORKERS]
+ *
+ * Two worker processes (-w), pinned to CPU 0 and CPU 1, each in a network
+ * namespace of its own with NS_PEERS more namespaces for peers, run random
+ * operations (seeded, the seed is printed; -s sets it) until the workers
+ * together ran ITERATIONS of them (default 1000) or SECONDS passed (default
+ * 60). The run fails if fewer than ITERATIONS ran. The operations:
+ *
+ *   create     a pair over RTM_NEWLINK, L2 or L3, pass or drop policies,
+ *              the peer in the worker's namespace or another one, given
+ *              by IFLA_NET_NS_FD in IFLA_NETKIT_PEER_INFO or moved there
+ *              after creation; the attributes read back must match
+ *   delete     RTM_DELLINK through the primary or the peer; both go away
+ *   netns-del  close the last reference of a peer namespace: its pairs
+ *              must go away; the namespace is then made anew
+ *   attach     BPF_PROG_ATTACH, primary or peer hook (always through the
+ *              primary's ifindex), with BPF_F_BEFORE/BPF_F_AFTER relative
+ *              to a program or link by fd or id, BPF_F_REPLACE, and
+ *              expected_revision taken from BPF_PROG_QUERY, 0, or stale
+ *   detach     BPF_PROG_DETACH by fd, by position (fd 0), stale revision
+ *   link       BPF_LINK_CREATE, the same positions and revisions
+ *   update     BPF_LINK_UPDATE with and without BPF_F_REPLACE/old_prog_fd
+ *   link-det   BPF_LINK_DETACH of a live link, then close
+ *   link-close close of a live link
+ *   wrong-dev  attach/detach/query through a peer, a non-netkit device or
+ *              a missing ifindex
+ *   xmit       one frame over AF_PACKET through a primary or a peer:
+ *              with programs attached it passes (they all return
+ *              NETKIT_NEXT or NETKIT_PASS), else the default policy
+ *              decides; sendto() and the counters of both ends must show
+ *              exactly that (IPv6 is off in these namespaces, nothing else
+ *              crosses the stressed pairs)
+ *
+ * Every operation has an expected result, from a model of each hook that
+ * follows what mainline's bpf_mprog and netkit code does (revision
+ * included); any other result is a failure, printed with the operation,
+ * and after each operation the hook is queried and compared with the
+ * model. Links of a deleted device stay defunct: BPF_LINK_UPDATE must
+ * fail with ENOLINK, BPF_LINK_DETACH and close must succeed.
+ *
+ * Meanwhile a third process sends UDP datagrams through a netkit pair of
+ * its own into another namespace, swapping the programs of the links on
+ * that pair and attaching and detaching another one in front of them (all
+ * pass): datagrams must arrive during the stress, every one of them, and
+ * the pair's counters must agree with what was sent.
+ *
+ * At the end no netkit device may remain in the workers' namespaces and no
+ * BPF program or link may exist that did not exist before (BPF_PROG_GET_
+ * NEXT_ID / BPF_LINK_GET_NEXT_ID). Prints TAP-like "ok"/"not ok" lines and
+ * per-operation counts; exits 0 only if everything held.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/bpf.h>
+#include <linux/if.h>
+#include <linux/if_addr.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/if_packet.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+#define MAX_WORKERS	2
+#define NS_PEERS	3	/* peer namespaces per worker */
+#define MAX_PAIRS	6	/* live pairs per worker */
+#define MAX_ATT		5	/* attachments per hook kept by the model */
+#define NPOOL		8	/* programs per attach type per worker */
+#define MAX_PRINT	25	/* failure lines printed per process */
+
+enum {
+	OP_CREATE, OP_DELETE, OP_NETNS_DEL, OP_ATTACH, OP_DETACH, OP_LINK,
+	OP_UPDATE, OP_LINK_DET, OP_LINK_CLOSE, OP_WRONG_DEV, OP_XMIT, OP_DEFUNCT,
+	NOPS
+};
+
+static const char *const op_name[NOPS] = {
+	"create", "delete", "netns-del", "attach", "detach", "link",
+	"update", "link-det", "link-close", "wrong-dev", "xmit", "defunct-link",
+};
+
+/* Relative weights of the randomly chosen operations. */
+static const int op_weight[NOPS] = {
+	[OP_CREATE] = 13, [OP_DELETE] = 6, [OP_NETNS_DEL] = 2,
+	[OP_ATTACH] = 16, [OP_DETACH] = 12, [OP_LINK] = 16, [OP_UPDATE] = 14,
+	[OP_LINK_DET] = 5, [OP_LINK_CLOSE] = 7, [OP_WRONG_DEV] = 3,
+	[OP_XMIT] = 8,
+};
+
+struct wstats {
+	long n[NOPS], ok[NOPS], xerr[NOPS], bad[NOPS];
+	long stale_query_rev;	/* attach to an empty hook with query's rev */
+	long pairs_gone_netns;
+	long iterations;
+	long failures;
+	int finished;
+};
+
+struct tstats {
+	volatile long sent, received, updates;
+	volatile int ready, stop;
+	long failures;
+};
+
+struct shared {
+	long total;		/* operations run by all workers */
+	struct wstats w[MAX_WORKERS];
+	struct tstats t;
+};
+
+static struct shared *sh;
+static long required = 1000;
+static double time_cap = 60;
+static unsigned long long seed;
+static double t_start;
+static char who[32] = "main";
+static long printed;
+static long *failures;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* One write per line, so the lines of the processes do not mix. */
+static void say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
+	va_end(ap);
+	if (len < 0)
+		return;
+	if (len > (int)sizeof(buf) - 2)
+		len = sizeof(buf) - 2;
+	buf[len++] = '\n';
+	if (write(1, buf, len) < 0)
+		exit(3);
+}
+
+static void failure(const char *fmt, ...)
+{
+	char buf[900];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	(*failures)++;
+	if (++printed <= MAX_PRINT)
+		say("not ok - %s: %s", who, buf);
+	else if (printed == MAX_PRINT + 1)
+		say("# %s: more failures, not printed", who);
+}
+
+static const char *errname(int err)
+{
+	static char buf[8][48];
+	static int i;
+	char *b = buf[i++ % 8];
+
+	if (!err)
+		return "success";
+	snprintf(b, sizeof(buf[0]), "%s (%d)",
+		 strerrorname_np(-err) ? strerrorname_np(-err) : "E?", -err);
+	return b;
+}
+
+/* xorshift64* */
+static unsigned long long rng;
+
+static unsigned int rnd(unsigned int n)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return n ? (unsigned int)((rng * 2685821657736338717ULL) >> 33) % n : 0;
+}
+
+/* ---- netlink ---- */
+
+struct msg {
+	struct nlmsghdr n;
+	char buf[2048];
+};
+
+static char extack[256];
+static unsigned int nl_seq;
+
+static int nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd, one = 1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+static void *msg_init(struct msg *m, int type, int flags, int hdrlen)
+{
+	memset(m, 0, sizeof(*m));
+	m->n.nlmsg_len = NLMSG_LENGTH(hdrlen);
+	m->n.nlmsg_type = type;
+	m->n.nlmsg_flags = NLM_F_REQUEST | flags;
+	return NLMSG_DATA(&m->n);
+}
+
+static struct rtattr *add_attr(struct msg *m, int type, const void *data,
+			       int len)
+{
+	struct rtattr *rta = (void *)((char *)m + NLMSG_ALIGN(m->n.nlmsg_len));
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy((char *)rta + RTA_LENGTH(0), data, len);
+	m->n.nlmsg_len = NLMSG_ALIGN(m->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+static void add_u32(struct msg *m, int type, __u32 v)
+{
+	add_attr(m, type, &v, sizeof(v));
+}
+
+static void end_nest(struct msg *m, struct rtattr *nest)
+{
+	nest->rta_len = (char *)m + m->n.nlmsg_len - (char *)nest;
+}
+
+/* NLMSG_OK/NLMSG_NEXT for an int length, without sign-compare warnings */
+#define MSG_OK(h, len)	((len) >= (int)sizeof(*(h)) &&			\
+			 (h)->nlmsg_len >= sizeof(*(h)) &&		\
+			 (int)(h)->nlmsg_len <= (len))
+#define MSG_NEXT(h, len) ((len) -= NLMSG_ALIGN((h)->nlmsg_len),		\
+			  (h) = (void *)((char *)(h) + NLMSG_ALIGN((h)->nlmsg_len)))
+
+static void save_extack(struct nlmsghdr *n, int len)
+{
+	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
+	struct nlattr *a;
+
+	extack[0] = 0;
+	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	while (off + (int)sizeof(*a) <= len) {
+		a = (struct nlattr *)((char *)n + off);
+		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
+			break;
+		if (a->nla_type == NLMSGERR_ATTR_MSG) {
+			snprintf(extack, sizeof(extack), "%.*s",
+				 (int)(a->nla_len - sizeof(*a)),
+				 (const char *)(a + 1));
+			return;
+		}
+		off += NLA_ALIGN(a->nla_len);
+	}
+}
+
+/*
+ * Send a request and wait for its answer: 0 or -errno of an ack, or, if
+ * reply is given, the first message that is not an error copied there.
+ */
+static int nl_talk(int fd, struct nlmsghdr *n, struct msg *reply)
+{
+	static char buf[32768];
+	struct nlmsghdr *h;
+	int len;
+
+	n->nlmsg_seq = ++nl_seq;
+	extack[0] = 0;
+	if (send(fd, n, n->nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		len = recv(fd, buf, sizeof(buf), 0);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (h = (void *)buf; MSG_OK(h, len); MSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != n->nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				struct nlmsgerr *e = NLMSG_DATA(h);
+
+				save_extack(h, h->nlmsg_len);
+				return e->error;
+			}
+			if (reply) {
+				if (h->nlmsg_len > sizeof(*reply))
+					return -EMSGSIZE;
+				memcpy(reply, h, h->nlmsg_len);
+				return 0;
+			}
+		}
+	}
+}
+
+struct linkinfo {
+	int ifindex, iflink, up, operstate;
+	int netkit, primary, policy, peer_policy, mode;
+	char name[IFNAMSIZ];
+	struct rtnl_link_stats64 st;
+	int has_stats;
+};
+
+static void parse_link(struct nlmsghdr *h, struct linkinfo *li)
+{
+	struct ifinfomsg *ifi = NLMSG_DATA(h);
+	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
+	struct rtattr *a, *b, *c;
+	int blen, clen;
+
+	memset(li, 0, sizeof(*li));
+	li->ifindex = ifi->ifi_index;
+	li->up = !!(ifi->ifi_flags & IFF_UP);
+	li->primary = li->policy = li->peer_policy = li->mode = -1;
+	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+		switch (a->rta_type) {
+		case IFLA_IFNAME:
+			snprintf(li->name, sizeof(li->name), "%s",
+				 (char *)RTA_DATA(a));
+			break;
+		case IFLA_LINK:
+			li->iflink = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_OPERSTATE:
+			li->operstate = *(__u8 *)RTA_DATA(a);
+			break;
+		case IFLA_STATS64:
+			memcpy(&li->st, RTA_DATA(a), sizeof(li->st));
+			li->has_stats = 1;
+			break;
+		case IFLA_LINKINFO:
+			blen = RTA_PAYLOAD(a);
+			for (b = RTA_DATA(a); RTA_OK(b, blen); b = RTA_NEXT(b, blen)) {
+				if (b->rta_type == IFLA_INFO_KIND)
+					li->netkit = !strncmp(RTA_DATA(b), "netkit",
+							      RTA_PAYLOAD(b));
+				if (b->rta_type != IFLA_INFO_DATA)
+					continue;
+				clen = RTA_PAYLOAD(b);
+				for (c = RTA_DATA(b); RTA_OK(c, clen); c = RTA_NEXT(c, clen)) {
+					__u32 v = *(__u32 *)RTA_DATA(c);
+
+					switch (c->rta_type) {
+					case IFLA_NETKIT_PRIMARY:
+						li->primary = *(__u8 *)RTA_DATA(c);
+						break;
+					case IFLA_NETKIT_POLICY:
+						li->policy = v;
+						break;
+					case IFLA_NETKIT_PEER_POLICY:
+						li->peer_policy = v;
+						break;
+					case IFLA_NETKIT_MODE:
+						li->mode = v;
+						break;
+					}
+				}
+			}
+			break;
+		}
+	}
+}
+
+/* RTM_GETLINK by ifindex (or by name if ifindex is 0). */
+static int get_link(int fd, int ifindex, const char *name, struct linkinfo *li)
+{
+	struct msg m, reply;
+	struct ifinfomsg *ifi;
+	int err;
+
+	ifi = msg_init(&m, RTM_GETLINK, 0, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	if (!ifindex)
+		add_attr(&m, IFLA_IFNAME, name, strlen(name) + 1);
+	err = nl_talk(fd, &m.n, &reply);
+	if (err)
+		return err;
+	if (reply.n.nlmsg_type != RTM_NEWLINK)
+		return -EBADMSG;
+	parse_link(&reply.n, li);
+	return 0;
+}
+
+/* Number of netkit devices in the namespace of the socket, or -errno. */
+static int count_netkit(int fd, char *names, int size)
+{
+	static char buf[32768];
+	struct nlmsghdr *h;
+	struct linkinfo li;
+	struct ifinfomsg *ifi;
+	struct msg m;
+	int len, count = 0;
+
+	names[0] = 0;
+	ifi = msg_init(&m, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	m.n.nlmsg_seq = ++nl_seq;
+	if (send(fd, &m, m.n.nlmsg_len, 0) < 0)
+		return -errno;
+	for (;;) {
+		len = recv(fd, buf, sizeof(buf), 0);
+		if (len < 0)
+			return -errno;
+		for (h = (void *)buf; MSG_OK(h, len); MSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != m.n.nlmsg_seq)
+				continue;
+			if (h->nlmsg_type == NLMSG_DONE)
+				return count;
+			if (h->nlmsg_type == NLMSG_ERROR)
+				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+			if (h->nlmsg_type != RTM_NEWLINK)
+				continue;
+			parse_link(h, &li);
+			if (!li.netkit)
+				continue;
+			count++;
+			if ((int)strlen(names) + IFNAMSIZ + 2 < size)
+				sprintf(names + strlen(names), " %s", li.name);
+		}
+	}
+}
+
+/*
+ * Wait until linkwatch has seen the carrier of an up device: until then
+ * its qdisc is noop, which drops what is sent and reports success.
+ */
+static int wait_oper_up(int fd, int ifindex)
+{
+	double deadline = now() + 20;
+	struct linkinfo li;
+	int err;
+
+	while (!(err = get_link(fd, ifindex, NULL, &li)) &&
+	       li.operstate != IF_OPER_UP && now() < deadline)
+		usleep(1000);
+	if (!err && li.operstate != IF_OPER_UP)
+		err = -ETIMEDOUT;
+	return err;
+}
+
+static int set_up(int fd, int ifindex)
+{
+	struct ifinfomsg *ifi;
+	struct msg m;
+
+	ifi = msg_init(&m, RTM_NEWLINK, NLM_F_ACK, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	return nl_talk(fd, &m.n, NULL);
+}
+
+static int del_link(int fd, int ifindex)
+{
+	struct ifinfomsg *ifi;
+	struct msg m;
+
+	ifi = msg_init(&m, RTM_DELLINK, NLM_F_ACK, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	return nl_talk(fd, &m.n, NULL);
+}
+
+static int move_link(int fd, int ifindex, int nsfd)
+{
+	struct ifinfomsg *ifi;
+	struct msg m;
+
+	ifi = msg_init(&m, RTM_NEWLINK, NLM_F_ACK, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	ifi->ifi_index = ifindex;
+	add_u32(&m, IFLA_NET_NS_FD, nsfd);
+	return nl_talk(fd, &m.n, NULL);
+}
+
+/* RTM_NEWLINK of a netkit pair; the peer goes to peer_nsfd if >= 0. */
+static int new_pair(int fd, const char *name, const char *peer_name,
+		    __u32 mode, __u32 policy, __u32 peer_policy, int peer_nsfd)
+{
+	struct rtattr *linkinfo, *data, *peer;
+	struct ifinfomsg *ifi, peer_ifm = { .ifi_family = AF_UNSPEC };
+	struct msg m;
+
+	ifi = msg_init(&m, RTM_NEWLINK,
+		       NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, sizeof(*ifi));
+	ifi->ifi_family = AF_UNSPEC;
+	add_attr(&m, IFLA_IFNAME, name, strlen(name) + 1);
+	linkinfo = add_attr(&m, IFLA_LINKINFO, NULL, 0);
+	add_attr(&m, IFLA_INFO_KIND, "netkit", strlen("netkit"));
+	data = add_attr(&m, IFLA_INFO_DATA, NULL, 0);
+	add_u32(&m, IFLA_NETKIT_MODE, mode);
+	add_u32(&m, IFLA_NETKIT_POLICY, policy);
+	add_u32(&m, IFLA_NETKIT_PEER_POLICY, peer_policy);
+	peer = add_attr(&m, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
+	add_attr(&m, IFLA_IFNAME, peer_name, strlen(peer_name) + 1);
+	if (peer_nsfd >= 0)
+		add_u32(&m, IFLA_NET_NS_FD, peer_nsfd);
+	end_nest(&m, peer);
+	end_nest(&m, data);
+	end_nest(&m, linkinfo);
+	return nl_talk(fd, &m.n, NULL);
+}
+
+static int add_addr(int fd, int ifindex, const char *addr)
+{
+	struct ifaddrmsg *ifa;
+	struct in_addr in;
+	struct msg m;
+
+	ifa = msg_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
+		       sizeof(*ifa));
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = 24;
+	ifa->ifa_index = ifindex;
+	inet_pton(AF_INET, addr, &in);
+	add_attr(&m, IFA_LOCAL, &in, sizeof(in));
+	add_attr(&m, IFA_ADDRESS, &in, sizeof(in));
+	return nl_talk(fd, &m.n, NULL);
+}
+
+/* ---- namespaces ---- */
+
+/* No IPv6 on the devices made in the current netns from now on. */
+static int no_ipv6(void)
+{
+	int fd = open("/proc/sys/net/ipv6/conf/default/disable_ipv6", O_WRONLY);
+
+	if (fd < 0)
+		return -1;
+	if (write(fd, "1", 1) != 1) {
+		close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+/*
+ * A new network namespace, without IPv6 on its devices: its fd, and an
+ * rtnetlink socket and, if packet is given, an AF_PACKET socket in it.
+ */
+static int new_netns(int home_fd, int *rtnl, int *packet)
+{
+	int fd;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (no_ipv6()) {
+		close(fd);
+		return -errno;
+	}
+	*rtnl = nl_open();
+	if (*rtnl < 0) {
+		close(fd);
+		return *rtnl;
+	}
+	if (packet) {
+		*packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (*packet < 0) {
+			close(*rtnl);
+			close(fd);
+			return -errno;
+		}
+	}
+	if (setns(home_fd, CLONE_NEWNET) < 0) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* ---- bpf ---- */
+
+static int sys_bpf(int cmd, union bpf_attr *attr)
+{
+	int ret = syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+
+	return ret < 0 ? -errno : ret;
+}
+
+static int prog_load(int type, int verdict, const char *name)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = verdict },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
+	attr.expected_attach_type = type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = 2;
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	return sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+static int prog_id(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	int err;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	err = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+	return err ? err : (int)info.id;
+}
+
+static int link_info(int fd, struct bpf_link_info *info)
+{
+	union bpf_attr attr;
+
+	memset(info, 0, sizeof(*info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(*info);
+	attr.info.info = (unsigned long)info;
+	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+}
+
+static int bpf_attach(int ifindex, int type, int prog_fd, __u32 flags,
+		      __u32 relative, int replace_fd, __u64 revision)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_ifindex = ifindex;
+	attr.attach_type = type;
+	attr.attach_bpf_fd = prog_fd;
+	attr.attach_flags = flags;
+	attr.relative_fd = relative;
+	attr.replace_bpf_fd = replace_fd;
+	attr.expected_revision = revision;
+	return sys_bpf(BPF_PROG_ATTACH, &attr);
+}
+
+static int bpf_detach(int ifindex, int type, int prog_fd, __u32 flags,
+		      __u32 relative, __u64 revision)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.target_ifindex = ifindex;
+	attr.attach_type = type;
+	attr.attach_bpf_fd = prog_fd;
+	attr.attach_flags = flags;
+	attr.relative_fd = relative;
+	attr.expected_revision = revision;
+	return sys_bpf(BPF_PROG_DETACH, &attr);
+}
+
+static int bpf_link_create(int ifindex, int type, int prog_fd, __u32 flags,
+			   __u32 relative, __u64 revision)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_create.prog_fd = prog_fd;
+	attr.link_create.target_ifindex = ifindex;
+	attr.link_create.attach_type = type;
+	attr.link_create.flags = flags;
+	attr.link_create.netkit.relative_fd = relative;
+	attr.link_create.netkit.expected_revision = revision;
+	return sys_bpf(BPF_LINK_CREATE, &attr);
+}
+
+static int bpf_link_update(int link_fd, int prog_fd, __u32 flags, int old_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_update.link_fd = link_fd;
+	attr.link_update.new_prog_fd = prog_fd;
+	attr.link_update.flags = flags;
+	attr.link_update.old_prog_fd = old_fd;
+	return sys_bpf(BPF_LINK_UPDATE, &attr);
+}
+
+static int bpf_link_detach(int link_fd)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.link_detach.link_fd = link_fd;
+	return sys_bpf(BPF_LINK_DETACH, &attr);
+}
+
+struct query {
+	__u32 count;
+	__u64 revision;
+	__u32 prog_ids[64], link_ids[64];
+};
+
+static int bpf_query(int ifindex, int type, struct query *q)
+{
+	union bpf_attr attr;
+	int err;
+
+	memset(q, 0, sizeof(*q));
+	memset(&attr, 0, sizeof(attr));
+	attr.query.target_ifindex = ifindex;
+	attr.query.attach_type = type;
+	attr.query.prog_ids = (unsigned long)q->prog_ids;
+	attr.query.link_ids = (unsigned long)q->link_ids;
+	attr.query.count = 64;
+	err = sys_bpf(BPF_PROG_QUERY, &attr);
+	q->count = attr.query.count;
+	q->revision = attr.query.revision;
+	return err;
+}
+
+/* IDs of all programs or links, sorted ascending; returns how many. */
+static int all_ids(int cmd, __u32 *ids, int max)
+{
+	union bpf_attr attr;
+	int n = 0;
+
+	memset(&attr, 0, sizeof(attr));
+	while (n < max) {
+		if (sys_bpf(cmd, &attr))
+			break;
+		ids[n++] = attr.next_id;
+		attr.start_id = attr.next_id;
+	}
+	return n;
+}
+
+/* ---- the workers' model ---- */
+
+static const int hook_type[2] = { BPF_NETKIT_PRIMARY, BPF_NETKIT_PEER };
+static const char *const hook_name[2] = { "primary", "peer" };
+
+struct att {
+	int prog;		/* index into the pool */
+	int link_fd;		/* -1: attached with BPF_PROG_ATTACH */
+	__u32 link_id;
+};
+
+struct hook {
+	__u64 rev;		/* the bundle's revision */
+	int n;
+	struct att a[MAX_ATT];
+};
+
+struct pair {
+	int used, up;
+	__u32 policy, peer_policy;
+	int ifindex, peer_ifindex;
+	int ns;			/* peer namespace index, -1: home */
+	char name[IFNAMSIZ], peer_name[IFNAMSIZ];
+	struct hook hook[2];
+};
+
+struct worker {
+	int id;
+	int home_fd, home_rtnl;
+	int ns_fd[NS_PEERS], ns_rtnl[NS_PEERS], ns_packet[NS_PEERS];
+	int packet;		/* AF_PACKET socket in the home netns */
+	struct { int fd; __u32 id; } pool[2][NPOOL];
+	struct pair pair[MAX_PAIRS];
+	unsigned int names;
+	long iter;
+	int op;			/* the operation running, for its counts */
+	struct wstats *st;
+};
+
+static int peer_rtnl(struct worker *w, struct pair *p)
+{
+	return p->ns < 0 ? w->home_rtnl : w->ns_rtnl[p->ns];
+}
+
+/* Record the outcome of one call of operation op against its expectation. */
+static int check(struct worker *w, int op, const char *what, int got, int want)
+{
+	if (got == want) {
+		if (want)
+			w->st->xerr[op]++;
+		else
+			w->st->ok[op]++;
+		return 0;
+	}
+	w->st->bad[op]++;
+	failure("iteration %ld %s: %s: expected %s, got %s%s%s", w->iter,
+		op_name[op], what, errname(want), errname(got),
+		extack[0] ? ", extack: " : "", extack);
+	return -1;
+}
+
+static int in_hook(struct hook *h, int prog)
+{
+	int i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->a[i].prog == prog)
+			return i;
+	return -1;
+}
+
+/* A random pool program that is not on the hook. */
+static int free_prog(struct hook *h)
+{
+	int p;
+
+	do
+		p = rnd(NPOOL);
+	while (in_hook(h, p) >= 0);
+	return p;
+}
+
+/* A pool program not on the hook and not prog (there are always some). */
+static int free_prog_except(struct hook *h, int prog)
+{
+	int p;
+
+	do
+		p = rnd(NPOOL);
+	while (p == prog || in_hook(h, p) >= 0);
+	return p;
+}
+
+static struct pair *random_pair(struct worker *w)
+{
+	int i, start = rnd(MAX_PAIRS);
+
+	for (i = 0; i < MAX_PAIRS; i++)
+		if (w->pair[(start + i) % MAX_PAIRS].used)
+			return &w->pair[(start + i) % MAX_PAIRS];
+	return NULL;
+}
+
+static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op);
+
+/* Compare the hook with the kernel's answer to BPF_PROG_QUERY. */
+static int verify_hook(struct worker *w, struct pair *p, int hk, struct query *q,
+		       const char *when)
+{
+	struct hook *h = &p->hook[hk];
+	char exp[256] = "", got[256] = "";
+	__u64 rev = h->n ? h->rev : 1;
+	int err, i, bad = 0;
+
+	err = bpf_query(p->ifindex, hook_type[hk], q);
+	if (err) {
+		w->st->bad[w->op]++;
+		failure("iteration %ld: BPF_PROG_QUERY %s %s %s: %s", w->iter,
+			p->name, hook_name[hk], when, errname(err));
+		return -1;
+	}
+	if (q->count != (__u32)h->n || q->revision != rev)
+		bad = 1;
+	for (i = 0; !bad && i < h->n; i++)
+		if (q->prog_ids[i] != w->pool[hk][h->a[i].prog].id ||
+		    q->link_ids[i] != (h->a[i].link_fd < 0 ? 0 : h->a[i].link_id))
+			bad = 1;
+	if (!bad)
+		return 0;
+	w->st->bad[w->op]++;
+	for (i = 0; i < h->n; i++)
+		snprintf(exp + strlen(exp), sizeof(exp) - strlen(exp), " %u/%u",
+			 w->pool[hk][h->a[i].prog].id,
+			 h->a[i].link_fd < 0 ? 0 : h->a[i].link_id);
+	for (i = 0; i < (int)q->count && i < 64; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u/%u",
+			 q->prog_ids[i], q->link_ids[i]);
+	failure("iteration %ld: %s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
+		w->iter, p->name, hook_name[hk], when, (unsigned long long)rev,
+		exp, (unsigned long long)q->revision, got);
+	return -1;
+}
+
+/* After an unexpected result the model is unreliable: drop the pair. */
+static void resync(struct worker *w, struct pair *p)
+{
+	delete_pair(w, p, 0, OP_DELETE);
+}
+
+/*
+ * The relative target of BPF_F_BEFORE/AFTER: attachment i of the hook,
+ * by program fd or id, or by link fd or id for a link.
+ */
+static __u32 relative_of(struct worker *w, int hk, struct att *a, __u32 *flags)
+{
+	int how = rnd(a->link_fd >= 0 ? 4 : 2);
+
+	switch (how) {
+	case 0:
+		return w->pool[hk][a->prog].fd;
+	case 1:
+		*flags |= BPF_F_ID;
+		return w->pool[hk][a->prog].id;
+	case 2:
+		*flags |= BPF_F_LINK;
+		return a->link_fd;
+	default:
+		*flags |= BPF_F_LINK | BPF_F_ID;
+		return a->link_id;
+	}
+}
+
+/* expected_revision: none, what BPF_PROG_QUERY said, the model's, stale. */
+static __u64 pick_revision(struct hook *h, struct query *q, int stale)
+{
+	if (stale)
+		return rnd(2) && h->rev > 1 ? h->rev - 1 : h->rev + 1 + rnd(3);
+	switch (rnd(3)) {
+	case 0:
+		return 0;
+	case 1:
+		return q->revision;
+	default:
+		return h->rev;
+	}
+}
+
+static void do_create(struct worker *w);
+static void do_detach(struct worker *w);
+
+/* BPF_PROG_ATTACH (link == 0) or BPF_LINK_CREATE (link == 1). */
+static void do_attach(struct worker *w, int link)
+{
+	int op = link ? OP_LINK : OP_ATTACH;
+	__u32 flags = 0, relative = 0;
+	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k;
+	struct query q;
+	struct pair *p;
+	struct hook *h;
+	__u64 rev;
+	char what[160];
+
+	p = random_pair(w);
+	if (!p) {
+		do_create(w);
+		return;
+	}
+	hk = rnd(2);
+	h = &p->hook[hk];
+	if (h->n >= MAX_ATT) {
+		do_detach(w);
+		return;
+	}
+	w->st->n[w->op = op]++;
+	if (verify_hook(w, p, hk, &q, "before")) {
+		resync(w, p);
+		return;
+	}
+	prog = free_prog(h);
+	pos = h->n;
+	v = rnd(10);
+	if (link && (v == 5 || v == 9))
+		v = 3 + rnd(2);
+	if ((v == 3 || v == 4 || v == 7) && !h->n)
+		v = rnd(3);
+	switch (v) {
+	case 0:	/* append */
+		break;
+	case 1:	/* first */
+		flags = BPF_F_BEFORE;
+		pos = 0;
+		break;
+	case 2:	/* last */
+		flags = BPF_F_AFTER;
+		break;
+	case 3:	/* before attachment j */
+		j = rnd(h->n);
+		flags = BPF_F_BEFORE;
+		relative = relative_of(w, hk, &h->a[j], &flags);
+		pos = j;
+		break;
+	case 4:	/* after attachment j */
+		j = rnd(h->n);
+		flags = BPF_F_AFTER;
+		relative = relative_of(w, hk, &h->a[j], &flags);
+		pos = j + 1;
+		break;
+	case 5:	/* replace a program attachment, maybe with a position */
+		for (k = 0, j = -1; k < h->n; k++)
+			if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
+				j = k;
+		if (j < 0) {
+			/* nothing to replace: a program not on the hook */
+			flags = BPF_F_REPLACE;
+			replace = w->pool[hk][free_prog_except(h, prog)].fd;
+			want = -ENOENT;
+			break;
+		}
+		flags = BPF_F_REPLACE;
+		replace = w->pool[hk][h->a[j].prog].fd;
+		pos = j;
+		if (j + 1 < h->n && rnd(2)) {
+			flags |= BPF_F_BEFORE;
+			relative = relative_of(w, hk, &h->a[j + 1], &flags);
+		} else if (j > 0 && rnd(2)) {
+			flags |= BPF_F_AFTER;
+			relative = relative_of(w, hk, &h->a[j - 1], &flags);
+		}
+		break;
+	case 6:	/* relative to a program that is not on the hook */
+		flags = rnd(2) ? BPF_F_BEFORE : BPF_F_AFTER;
+		k = free_prog_except(h, prog);
+		switch (rnd(3)) {
+		case 0:
+			relative = w->pool[hk][k].fd;
+			break;
+		case 1:
+			flags |= BPF_F_ID;
+			relative = w->pool[hk][k].id;
+			break;
+		default:
+			flags |= BPF_F_ID;
+			relative = 0x7ffffff0;	/* no such program */
+			break;
+		}
+		want = -ENOENT;
+		break;
+	case 7:	/* a program that is already on the hook */
+		prog = h->a[rnd(h->n)].prog;
+		want = -EEXIST;
+		break;
+	case 8:	/* stale revision */
+		break;
+	case 9:	/* replace the program of a link, or a missing one */
+		for (k = 0, j = -1; k < h->n; k++)
+			if (h->a[k].link_fd >= 0)
+				j = k;
+		flags = BPF_F_REPLACE;
+		if (j >= 0) {
+			replace = w->pool[hk][h->a[j].prog].fd;
+			want = -EBUSY;
+		} else {
+			replace = w->pool[hk][free_prog_except(h, prog)].fd;
+			want = -ENOENT;
+		}
+		break;
+	}
+	rev = pick_revision(h, &q, v == 8);
+	if (rev && rev != h->rev)
+		want = -ESTALE;
+	if (v != 8 && rev && rev == q.revision && rev != h->rev)
+		w->st->stale_query_rev++;	/* an empty hook, see main() */
+	snprintf(what, sizeof(what),
+		 "%s %s %s prog %u flags %#x relative %u replace %d expected_revision %llu (model %llu, %d attached)",
+		 link ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", p->name,
+		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace,
+		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+	if (link)
+		got = bpf_link_create(p->ifindex, hook_type[hk],
+				      w->pool[hk][prog].fd, flags, relative, rev);
+	else
+		got = bpf_attach(p->ifindex, hook_type[hk], w->pool[hk][prog].fd,
+				 flags, relative, replace < 0 ? 0 : replace, rev);
+	if (check(w, op, what, got < 0 ? got : 0, want)) {
+		if (link && got >= 0)
+			close(got);
+		resync(w, p);
+		return;
+	}
+	if (!want) {
+		if (flags & BPF_F_REPLACE) {
+			h->a[pos].prog = prog;
+		} else {
+			memmove(&h->a[pos + 1], &h->a[pos],
+				(h->n - pos) * sizeof(h->a[0]));
+			h->a[pos].prog = prog;
+			h->a[pos].link_fd = -1;
+			if (link) {
+				struct bpf_link_info li;
+				int err = link_info(got, &li);
+
+				if (err) {
+					w->st->bad[op]++;
+					failure("iteration %ld: BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
+						w->iter, errname(err));
+				}
+				h->a[pos].link_fd = got;
+				h->a[pos].link_id = li.id;
+			}
+			h->n++;
+		}
+		h->rev++;
+	}
+	if (verify_hook(w, p, hk, &q, "after"))
+		resync(w, p);
+}
+
+/* A random hook with a program attached by BPF_PROG_ATTACH, if any. */
+static struct pair *random_prog_hook(struct worker *w, int *hk)
+{
+	struct pair *found = NULL;
+	int i, h, k, n = 0;
+
+	for (i = 0; i < MAX_PAIRS; i++) {
+		if (!w->pair[i].used)
+			continue;
+		for (h = 0; h < 2; h++)
+			for (k = 0; k < w->pair[i].hook[h].n; k++)
+				if (w->pair[i].hook[h].a[k].link_fd < 0 &&
+				    !rnd(++n)) {
+					found = &w->pair[i];
+					*hk = h;
+				}
+	}
+	return found;
+}
+
+/* BPF_PROG_DETACH */
+static void do_detach(struct worker *w)
+{
+	__u32 flags = 0, relative = 0;
+	int hk = 0, j = -1, k, v, want = 0, got, fd = 0;
+	struct query q;
+	struct pair *p;
+	struct hook *h;
+	__u64 rev;
+	char what[160];
+
+	/* mostly where there is something to detach */
+	p = rnd(4) ? random_prog_hook(w, &hk) : NULL;
+	if (!p) {
+		p = random_pair(w);
+		hk = rnd(2);
+	}
+	if (!p) {
+		do_create(w);
+		return;
+	}
+	h = &p->hook[hk];
+	w->st->n[w->op = OP_DETACH]++;
+	if (verify_hook(w, p, hk, &q, "before")) {
+		resync(w, p);
+		return;
+	}
+	for (k = 0; k < h->n; k++)
+		if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
+			j = k;
+	v = rnd(10);
+	if (j < 0 && v < 4)
+		v = 4 + rnd(6);
+	switch (v) {
+	case 0:
+	case 1:	/* by program fd */
+		fd = w->pool[hk][h->a[j].prog].fd;
+		break;
+	case 2:	/* by fd, with a consistent position */
+		fd = w->pool[hk][h->a[j].prog].fd;
+		if (j + 1 < h->n) {
+			flags = BPF_F_BEFORE;
+			relative = relative_of(w, hk, &h->a[j + 1], &flags);
+		} else if (j > 0) {
+			flags = BPF_F_AFTER;
+			relative = relative_of(w, hk, &h->a[j - 1], &flags);
+		}
+		break;
+	case 3:	/* by fd, before an attachment it is not in front of */
+		fd = w->pool[hk][h->a[j].prog].fd;
+		flags = BPF_F_BEFORE;
+		do
+			k = rnd(h->n);
+		while (k == j + 1);
+		relative = relative_of(w, hk, &h->a[k], &flags);
+		want = -ERANGE;
+		break;
+	case 4:	/* the first one, without fd */
+		flags = BPF_F_BEFORE;
+		j = 0;
+		break;
+	case 5:	/* the last one, without fd */
+		flags = BPF_F_AFTER;
+		j = h->n - 1;
+		break;
+	case 6:	/* without fd and flags: the last one too */
+		j = h->n - 1;
+		break;
+	case 7:	/* a program that is not on the hook */
+		fd = w->pool[hk][free_prog(h)].fd;
+		j = -1;
+		want = -ENOENT;
+		break;
+	case 8:	/* the program of a link */
+		for (k = 0, j = -1; k < h->n; k++)
+			if (h->a[k].link_fd >= 0)
+				j = k;
+		if (j < 0) {
+			fd = w->pool[hk][free_prog(h)].fd;
+			want = -ENOENT;
+		} else {
+			fd = w->pool[hk][h->a[j].prog].fd;
+			want = -EBUSY;
+			j = -1;
+		}
+		break;
+	case 9:	/* stale revision, else by position */
+		flags = BPF_F_BEFORE;
+		j = 0;
+		break;
+	}
+	if (v >= 4 && v <= 6 && !want && j >= 0 && h->n && h->a[j].link_fd >= 0) {
+		want = -EBUSY;
+		j = -1;
+	}
+	if (v == 9 && h->n && h->a[0].link_fd >= 0) {
+		want = -EBUSY;
+		j = -1;
+	}
+	rev = pick_revision(h, &q, v == 9);
+	if (rev && rev != h->rev)
+		want = -ESTALE;
+	if (!h->n)	/* netkit: no entry, before bpf_mprog_detach() */
+		want = -ENOENT;
+	if (want)
+		j = -1;
+	snprintf(what, sizeof(what),
+		 "BPF_PROG_DETACH %s %s fd %s flags %#x relative %u expected_revision %llu (model %llu, %d attached)",
+		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative,
+		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+	got = bpf_detach(p->ifindex, hook_type[hk], fd, flags, relative, rev);
+	if (check(w, OP_DETACH, what, got, want)) {
+		resync(w, p);
+		return;
+	}
+	if (!want) {
+		memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
+		h->n--;
+		h->rev++;
+	}
+	if (verify_hook(w, p, hk, &q, "after"))
+		resync(w, p);
+}
+
+/* A random link attachment: returns its pair, hook and index, or NULL. */
+static struct pair *random_link(struct worker *w, int *hk, int *idx)
+{
+	int i, h, k, n = 0;
+	struct pair *found = NULL;
+
+	for (i = 0; i < MAX_PAIRS; i++) {
+		if (!w->pair[i].used)
+			continue;
+		for (h = 0; h < 2; h++)
+			for (k = 0; k < w->pair[i].hook[h].n; k++)
+				if (w->pair[i].hook[h].a[k].link_fd >= 0 &&
+				    !rnd(++n)) {
+					found = &w->pair[i];
+					*hk = h;
+					*idx = k;
+				}
+	}
+	return found;
+}
+
+/* BPF_LINK_UPDATE of a live link */
+static void do_update(struct worker *w)
+{
+	int hk, j, v, prog, want = 0, got, old = 0, k;
+	__u32 flags = 0;
+	struct query q;
+	struct pair *p;
+	struct hook *h;
+	struct att *a;
+	char what[160];
+
+	p = random_link(w, &hk, &j);
+	if (!p) {
+		do_attach(w, 1);
+		return;
+	}
+	h = &p->hook[hk];
+	a = &h->a[j];
+	w->st->n[w->op = OP_UPDATE]++;
+	if (verify_hook(w, p, hk, &q, "before")) {
+		resync(w, p);
+		return;
+	}
+	prog = free_prog(h);
+	v = rnd(8);
+	if (v == 6 && h->n < 2)
+		v = 0;
+	switch (v) {
+	case 0:
+	case 1:
+		break;
+	case 2:
+	case 3:	/* BPF_F_REPLACE with the current program */
+		flags = BPF_F_REPLACE;
+		old = w->pool[hk][a->prog].fd;
+		break;
+	case 4:	/* BPF_F_REPLACE with another program */
+		flags = BPF_F_REPLACE;
+		k = (a->prog + 1 + rnd(NPOOL - 1)) % NPOOL;
+		old = w->pool[hk][k].fd;
+		want = -EPERM;
+		break;
+	case 5:	/* the program it has: nothing changes */
+		prog = a->prog;
+		break;
+	case 6:	/* the program of another attachment of the hook */
+		k = (j + 1 + rnd(h->n - 1)) % h->n;
+		prog = h->a[k].prog;
+		want = -EEXIST;
+		break;
+	case 7:	/* old_prog_fd without BPF_F_REPLACE */
+		old = w->pool[hk][a->prog].fd;
+		want = -EINVAL;
+		break;
+	}
+	snprintf(what, sizeof(what),
+		 "BPF_LINK_UPDATE link %u on %s %s: prog %u -> %u flags %#x old_prog_fd %s",
+		 a->link_id, p->name, hook_name[hk], w->pool[hk][a->prog].id,
+		 w->pool[hk][prog].id, flags, old ? "set" : "0");
+	got = bpf_link_update(a->link_fd, w->pool[hk][prog].fd, flags, old);
+	if (check(w, OP_UPDATE, what, got, want)) {
+		resync(w, p);
+		return;
+	}
+	if (!want && prog != a->prog) {
+		a->prog = prog;
+		h->rev++;
+	}
+	if (verify_hook(w, p, hk, &q, "after"))
+		resync(w, p);
+}
+
+/* A defunct link: update fails with ENOLINK, detach and close succeed. */
+static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a)
+{
+	struct bpf_link_info li;
+	char what[128];
+	int err, prog = rnd(NPOOL);
+
+	w->st->n[w->op = OP_DEFUNCT]++;
+	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_UPDATE",
+		 a->link_id, p->name, hook_name[hk]);
+	if (rnd(2))
+		err = bpf_link_update(a->link_fd, w->pool[hk][prog].fd,
+				      BPF_F_REPLACE, w->pool[hk][a->prog].fd);
+	else
+		err = bpf_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0);
+	if (!check(w, OP_DEFUNCT, what, err, -ENOLINK)) {
+		err = link_info(a->link_fd, &li);
+		if (err || li.netkit.ifindex || li.netkit.attach_type !=
+		    (__u32)hook_type[hk] || li.id != a->link_id ||
+		    li.prog_id != w->pool[hk][a->prog].id) {
+			w->st->bad[OP_DEFUNCT]++;
+			failure("iteration %ld: link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
+				w->iter, a->link_id, p->name, errname(err),
+				li.netkit.ifindex, li.netkit.attach_type,
+				li.prog_id, hook_type[hk],
+				w->pool[hk][a->prog].id);
+		}
+	}
+	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_DETACH",
+		 a->link_id, p->name, hook_name[hk]);
+	check(w, OP_DEFUNCT, what, bpf_link_detach(a->link_fd), 0);
+	if (rnd(2)) {
+		snprintf(what, sizeof(what),
+			 "link %u of deleted %s %s: BPF_LINK_UPDATE after detach",
+			 a->link_id, p->name, hook_name[hk]);
+		check(w, OP_DEFUNCT, what,
+		      bpf_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0),
+		      -ENOLINK);
+	}
+	snprintf(what, sizeof(what), "link %u of deleted %s %s: close",
+		 a->link_id, p->name, hook_name[hk]);
+	check(w, OP_DEFUNCT, what, close(a->link_fd) ? -errno : 0, 0);
+	a->link_fd = -1;
+}
+
+/* BPF_LINK_DETACH (detach == 1) or close of a live link. */
+static void do_link_release(struct worker *w, int detach)
+{
+	int op = detach ? OP_LINK_DET : OP_LINK_CLOSE;
+	int hk, j, err;
+	struct query q;
+	struct pair *p;
+	struct hook *h;
+	struct att a;
+	char what[128];
+
+	p = random_link(w, &hk, &j);
+	if (!p) {
+		do_attach(w, 1);
+		return;
+	}
+	h = &p->hook[hk];
+	a = h->a[j];
+	w->st->n[w->op = op]++;
+	if (verify_hook(w, p, hk, &q, "before")) {
+		resync(w, p);
+		return;
+	}
+	memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
+	h->n--;
+	h->rev++;
+	snprintf(what, sizeof(what), "%s link %u on %s %s",
+		 detach ? "BPF_LINK_DETACH" : "close", a.link_id, p->name,
+		 hook_name[hk]);
+	if (detach) {
+		err = bpf_link_detach(a.link_fd);
+		if (check(w, op, what, err, 0) ||
+		    verify_hook(w, p, hk, &q, "after detach")) {
+			close(a.link_fd);
+			resync(w, p);
+			return;
+		}
+		/* now defunct as well */
+		snprintf(what, sizeof(what), "BPF_LINK_UPDATE of detached link %u",
+			 a.link_id);
+		check(w, op, what, bpf_link_update(a.link_fd,
+			w->pool[hk][a.prog].fd, 0, 0), -ENOLINK);
+	}
+	snprintf(what, sizeof(what), "close link %u", a.link_id);
+	check(w, op, what, close(a.link_fd) ? -errno : 0, 0);
+	if (verify_hook(w, p, hk, &q, "after"))
+		resync(w, p);
+}
+
+/* Links of a pair that is gone: defunct; programs went with the device. */
+static void pair_gone(struct worker *w, struct pair *p)
+{
+	int hk, k;
+
+	for (hk = 0; hk < 2; hk++)
+		for (k = 0; k < p->hook[hk].n; k++)
+			if (p->hook[hk].a[k].link_fd >= 0)
+				defunct_link(w, p, hk, &p->hook[hk].a[k]);
+	p->used = 0;
+}
+
+static void do_create(struct worker *w)
+{
+	int i, ns, via_fd, err, slot = -1, up;
+	__u32 mode = rnd(2) ? NETKIT_L2 : NETKIT_L3;
+	__u32 pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
+	__u32 peer_pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
+	struct linkinfo li, lp;
+	struct pair *p;
+	char what[160];
+
+	for (i = 0; i < MAX_PAIRS; i++)
+		if (!w->pair[i].used && (slot < 0 || rnd(2)))
+			slot = i;
+	if (slot < 0) {
+		delete_pair(w, random_pair(w), rnd(2), OP_DELETE);
+		return;
+	}
+	w->st->n[w->op = OP_CREATE]++;
+	p = &w->pair[slot];
+	memset(p, 0, sizeof(*p));
+	w->names++;
+	snprintf(p->name, sizeof(p->name), "nka%u", w->names);
+	snprintf(p->peer_name, sizeof(p->peer_name), "nkb%u", w->names);
+	ns = (int)rnd(NS_PEERS + 1) - 1;
+	via_fd = ns >= 0 && rnd(2);
+	up = rnd(2);
+	snprintf(what, sizeof(what),
+		 "RTM_NEWLINK %s/%s %s %s/%s, peer %s%s", p->name, p->peer_name,
+		 mode == NETKIT_L2 ? "l2" : "l3", pol == NETKIT_PASS ? "pass" : "drop",
+		 peer_pol == NETKIT_PASS ? "pass" : "drop",
+		 ns < 0 ? "in the same netns" : via_fd ?
+		 "into another netns by IFLA_NET_NS_FD" : "moved into another netns",
+		 up ? ", set up" : "");
+	err = new_pair(w->home_rtnl, p->name, p->peer_name, mode, pol, peer_pol,
+		       via_fd ? w->ns_fd[ns] : -1);
+	if (check(w, OP_CREATE, what, err, 0))
+		return;
+	err = get_link(w->home_rtnl, 0, p->name, &li);
+	if (err) {
+		failure("iteration %ld: %s: the primary is not there: %s",
+			w->iter, what, errname(err));
+		return;
+	}
+	p->used = 1;
+	p->ifindex = li.ifindex;
+	p->ns = via_fd ? ns : -1;
+	p->policy = pol;
+	p->peer_policy = peer_pol;
+	err = get_link(peer_rtnl(w, p), 0, p->peer_name, &lp);
+	if (!err && ns >= 0 && !via_fd) {
+		err = move_link(w->home_rtnl, lp.ifindex, w->ns_fd[ns]);
+		if (!check(w, OP_CREATE, "moving the peer to another netns", err, 0))
+			p->ns = ns;
+		err = get_link(peer_rtnl(w, p), 0, p->peer_name, &lp);
+		if (!err)	/* IFLA_LINK of the primary follows the peer */
+			err = get_link(w->home_rtnl, p->ifindex, NULL, &li);
+	}
+	if (err) {
+		failure("iteration %ld: %s: the peer is not there: %s",
+			w->iter, what, errname(err));
+		delete_pair(w, p, 0, OP_DELETE);
+		return;
+	}
+	p->peer_ifindex = lp.ifindex;
+	for (i = 0; i < 2; i++) {
+		p->hook[i].rev = 1;
+		p->hook[i].n = 0;
+	}
+	if (!li.netkit || !lp.netkit || li.primary != 1 || lp.primary != 0 ||
+	    li.mode != (int)mode || lp.mode != (int)mode ||
+	    li.policy != (int)pol || li.peer_policy != (int)peer_pol ||
+	    lp.policy != (int)peer_pol || lp.peer_policy != (int)pol ||
+	    li.iflink != lp.ifindex || lp.iflink != li.ifindex) {
+		w->st->bad[OP_CREATE]++;
+		failure("iteration %ld: %s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
+			w->iter, what, li.primary, li.mode, li.policy,
+			li.peer_policy, li.iflink, lp.primary, lp.mode, lp.policy,
+			lp.peer_policy, lp.iflink, li.ifindex, lp.ifindex);
+	}
+	if (up) {
+		err = set_up(w->home_rtnl, p->ifindex);
+		if (!err)
+			err = set_up(peer_rtnl(w, p), p->peer_ifindex);
+		p->up = !check(w, OP_CREATE, "setting the pair up", err, 0);
+	}
+}
+
+/* Delete a pair through the primary or the peer; both must go away. */
+static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
+{
+	struct linkinfo li;
+	char what[128];
+	int err;
+
+	if (!p || !p->used)
+		return;
+	w->st->n[w->op = op]++;
+	snprintf(what, sizeof(what), "RTM_DELLINK %s of %s/%s", via_peer ?
+		 "peer" : "primary", p->name, p->peer_name);
+	if (via_peer)
+		err = del_link(peer_rtnl(w, p), p->peer_ifindex);
+	else
+		err = del_link(w->home_rtnl, p->ifindex);
+	check(w, op, what, err, 0);
+	err = get_link(w->home_rtnl, p->ifindex, NULL, &li);
+	if (err != -ENODEV) {
+		w->st->bad[op]++;
+		failure("iteration %ld: after %s the primary: %s, expected ENODEV",
+			w->iter, what, errname(err));
+	}
+	err = get_link(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
+	if (err != -ENODEV) {
+		w->st->bad[op]++;
+		failure("iteration %ld: after %s the peer: %s, expected ENODEV",
+			w->iter, what, errname(err));
+	}
+	pair_gone(w, p);
+}
+
+/* Drop the last reference of a peer namespace; its pairs must go away. */
+static void do_netns_del(struct worker *w)
+{
+	int i, k, hk, ns = rnd(NS_PEERS), err;
+	struct linkinfo li;
+	double deadline;
+
+	w->st->n[w->op = OP_NETNS_DEL]++;
+	close(w->ns_rtnl[ns]);
+	close(w->ns_packet[ns]);
+	close(w->ns_fd[ns]);
+	w->ns_rtnl[ns] = w->ns_packet[ns] = w->ns_fd[ns] = -1;
+	/* cleanup_net runs from a workqueue: wait for it */
+	deadline = now() + 30 + time_cap / 4;
+	for (i = 0; i < MAX_PAIRS; i++) {
+		struct pair *p = &w->pair[i];
+
+		if (!p->used || p->ns != ns)
+			continue;
+		while ((err = get_link(w->home_rtnl, p->ifindex, NULL, &li)) == 0 &&
+		       now() < deadline)
+			usleep(2000);
+		if (err != -ENODEV) {
+			w->st->bad[OP_NETNS_DEL]++;
+			failure("iteration %ld: %s of a pair whose peer's netns is gone: %s, expected ENODEV",
+				w->iter, p->name, errname(err));
+			/* beyond reach now: let the links go */
+			for (hk = 0; hk < 2; hk++)
+				for (k = 0; k < p->hook[hk].n; k++)
+					if (p->hook[hk].a[k].link_fd >= 0)
+						close(p->hook[hk].a[k].link_fd);
+			p->used = 0;
+			continue;
+		}
+		w->st->pairs_gone_netns++;
+		pair_gone(w, p);
+	}
+	w->ns_fd[ns] = new_netns(w->home_fd, &w->ns_rtnl[ns], &w->ns_packet[ns]);
+	if (w->ns_fd[ns] < 0) {
+		w->st->bad[OP_NETNS_DEL]++;
+		failure("iteration %ld: making a netns: %s", w->iter,
+			errname(w->ns_fd[ns]));
+		exit(1);
+	}
+	w->st->ok[OP_NETNS_DEL]++;
+}
+
+/* Attach, detach or query through a device that is not a netkit primary. */
+static void do_wrong_dev(struct worker *w)
+{
+	struct pair *p = random_pair(w);
+	int ifindex, want, got, hk = rnd(2), what = rnd(4);
+	struct query q;
+	char desc[128];
+
+	w->st->n[w->op = OP_WRONG_DEV]++;
+	if (p && p->ns < 0 && rnd(2)) {
+		ifindex = p->peer_ifindex;	/* netkit, but not primary */
+		want = -EACCES;
+	} else if (rnd(2)) {
+		ifindex = 1;			/* lo */
+		want = -ENXIO;
+	} else {
+		ifindex = 0x7ffffff0;		/* no such device */
+		want = -ENODEV;
+	}
+	switch (what) {
+	case 0:
+		got = bpf_attach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0, 0);
+		break;
+	case 1:
+		got = bpf_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd,
+				      0, 0, 0);
+		if (got >= 0) {
+			close(got);
+			got = 0;
+		}
+		break;
+	case 2:
+		got = bpf_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
+		break;
+	default:
+		got = bpf_query(ifindex, hook_type[hk], &q);
+		break;
+	}
+	snprintf(desc, sizeof(desc), "%s %s through ifindex %d",
+		 what == 0 ? "BPF_PROG_ATTACH" : what == 1 ? "BPF_LINK_CREATE" :
+		 what == 2 ? "BPF_PROG_DETACH" : "BPF_PROG_QUERY",
+		 hook_name[hk], ifindex);
+	check(w, OP_WRONG_DEV, desc, got, want);
+}
+
+/*
+ * One frame through the primary (hook 0) or the peer (hook 1). Every pool program returns NETKIT_NEXT or NETKIT_PASS, so with
+ * any attached the frame passes; without, the device's policy decides.
+ */
+static void do_xmit(struct worker *w)
+{
+	static const unsigned char frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* broadcast */
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		0x88, 0xb5,				/* local experimental */
+	};
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
+	struct pair *p = random_pair(w);
+	struct linkinfo s0, r0, s1, r1;
+	int hk, pass, err, want, tx_fd, rx_fd, tx_if, rx_if;
+	char what[200];
+
+	if (!p) {
+		do_create(w);
+		return;
+	}
+	w->st->n[w->op = OP_XMIT]++;
+	if (!p->up) {
+		err = set_up(w->home_rtnl, p->ifindex);
+		if (!err)
+			err = set_up(peer_rtnl(w, p), p->peer_ifindex);
+		if (check(w, OP_XMIT, "setting the pair up", err, 0))
+			return;
+		p->up = 1;
+	}
+	err = wait_oper_up(w->home_rtnl, p->ifindex);
+	if (!err)
+		err = wait_oper_up(peer_rtnl(w, p), p->peer_ifindex);
+	if (check(w, OP_XMIT, "waiting for operstate up", err, 0))
+		return;
+	hk = rnd(2);
+	tx_fd = hk ? peer_rtnl(w, p) : w->home_rtnl;
+	rx_fd = hk ? w->home_rtnl : peer_rtnl(w, p);
+	tx_if = hk ? p->peer_ifindex : p->ifindex;
+	rx_if = hk ? p->ifindex : p->peer_ifindex;
+	pass = p->hook[hk].n ||
+	       (hk ? p->peer_policy : p->policy) == NETKIT_PASS;
+	err = get_link(tx_fd, tx_if, NULL, &s0);
+	if (!err)
+		err = get_link(rx_fd, rx_if, NULL, &r0);
+	if (check(w, OP_XMIT, "RTM_GETLINK before", err, 0))
+		return;
+	memset(sll.sll_addr, 0xff, ETH_ALEN);
+	sll.sll_ifindex = tx_if;
+	err = sendto(hk && p->ns >= 0 ? w->ns_packet[p->ns] : w->packet,
+		     frame, sizeof(frame), 0,
+		     (struct sockaddr *)&sll, sizeof(sll)) < 0 ? -errno : 0;
+	want = pass ? 0 : -ENOBUFS;
+	snprintf(what, sizeof(what),
+		 "AF_PACKET sendto through %s of %s (%d programs, policy %s)",
+		 hk ? p->ns < 0 ? "the peer" : "the peer in another netns" :
+		 "the primary", p->name, p->hook[hk].n,
+		 (hk ? p->peer_policy : p->policy) == NETKIT_PASS ? "pass" : "drop");
+	if (check(w, OP_XMIT, what, err, want))
+		return;
+	err = get_link(tx_fd, tx_if, NULL, &s1);
+	if (!err)
+		err = get_link(rx_fd, rx_if, NULL, &r1);
+	if (check(w, OP_XMIT, "RTM_GETLINK after", err, 0))
+		return;
+	if (s1.st.tx_packets - s0.st.tx_packets != (__u64)pass ||
+	    s1.st.tx_bytes - s0.st.tx_bytes != (__u64)(pass ? sizeof(frame) : 0) ||
+	    s1.st.tx_dropped - s0.st.tx_dropped != (__u64)!pass ||
+	    r1.st.rx_packets - r0.st.rx_packets != (__u64)pass ||
+	    r1.st.rx_bytes - r0.st.rx_bytes != (__u64)(pass ? sizeof(frame) : 0)) {
+		w->st->bad[OP_XMIT]++;
+		failure("iteration %ld: %s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
+			w->iter, what,
+			(unsigned long long)(s1.st.tx_packets - s0.st.tx_packets),
+			(unsigned long long)(s1.st.tx_bytes - s0.st.tx_bytes),
+			(unsigned long long)(s1.st.tx_dropped - s0.st.tx_dropped),
+			(unsigned long long)(r1.st.rx_packets - r0.st.rx_packets),
+			(unsigned long long)(r1.st.rx_bytes - r0.st.rx_bytes),
+			pass ? "1 packet of 60 bytes each way" : "1 drop");
+	}
+}
+
+static int pick_op(void)
+{
+	int i, sum = 0, r;
+
+	for (i = 0; i < NOPS; i++)
+		sum += op_weight[i];
+	r = rnd(sum);
+	for (i = 0; i < NOPS; i++) {
+		r -= op_weight[i];
+		if (r < 0)
+			return i;
+	}
+	return OP_CREATE;
+}
+
+static int worker_main(int id)
+{
+	struct worker w = { .id = id, .st = &sh->w[id] };
+	char names[256];
+	cpu_set_t set;
+	int i, hk, n, err;
+
+	snprintf(who, sizeof(who), "worker %d", id);
+	failures = &w.st->failures;
+	rng = seed * 2 + id * 0x9e3779b97f4a7c15ULL + 1;
+	CPU_ZERO(&set);
+	CPU_SET(id, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		failure("sched_setaffinity to CPU %d: %s", id, errname(-errno));
+		return 1;
+	}
+	if (unshare(CLONE_NEWNET) < 0) {
+		failure("unshare(CLONE_NEWNET): %s", errname(-errno));
+		return 1;
+	}
+	if (no_ipv6()) {
+		failure("disable_ipv6 in the worker's netns: %s", errname(-errno));
+		return 1;
+	}
+	w.packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (w.packet < 0) {
+		failure("AF_PACKET socket: %s", errname(-errno));
+		return 1;
+	}
+	w.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	w.home_rtnl = nl_open();
+	if (w.home_fd < 0 || w.home_rtnl < 0) {
+		failure("home netns: %s", errname(-errno));
+		return 1;
+	}
+	for (i = 0; i < NS_PEERS; i++) {
+		w.ns_fd[i] = new_netns(w.home_fd, &w.ns_rtnl[i], &w.ns_packet[i]);
+		if (w.ns_fd[i] < 0) {
+			failure("peer netns: %s", errname(w.ns_fd[i]));
+			return 1;
+		}
+	}
+	for (hk = 0; hk < 2; hk++)
+		for (i = 0; i < NPOOL; i++) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "nks%d_%c%d", id, "ap"[hk], i);
+			w.pool[hk][i].fd = prog_load(hook_type[hk],
+						     i % 2 ? NETKIT_PASS : NETKIT_NEXT,
+						     name);
+			err = w.pool[hk][i].fd < 0 ? w.pool[hk][i].fd :
+				prog_id(w.pool[hk][i].fd);
+			if (err < 0) {
+				failure("BPF_PROG_LOAD %s: %s", name, errname(err));
+				return 1;
+			}
+			w.pool[hk][i].id = err;
+		}
+
+	while (now() - t_start < time_cap &&
+	       __atomic_fetch_add(&sh->total, 1, __ATOMIC_RELAXED) < required) {
+		w.iter++;
+		w.st->iterations = w.iter;
+		switch (pick_op()) {
+		case OP_CREATE:
+			do_create(&w);
+			break;
+		case OP_DELETE:
+			if (random_pair(&w))
+				delete_pair(&w, random_pair(&w), rnd(2), OP_DELETE);
+			else
+				do_create(&w);
+			break;
+		case OP_NETNS_DEL:
+			do_netns_del(&w);
+			break;
+		case OP_ATTACH:
+			do_attach(&w, 0);
+			break;
+		case OP_DETACH:
+			do_detach(&w);
+			break;
+		case OP_LINK:
+			do_attach(&w, 1);
+			break;
+		case OP_UPDATE:
+			do_update(&w);
+			break;
+		case OP_LINK_DET:
+			do_link_release(&w, 1);
+			break;
+		case OP_LINK_CLOSE:
+			do_link_release(&w, 0);
+			break;
+		case OP_XMIT:
+			do_xmit(&w);
+			break;
+		case OP_WRONG_DEV:
+			do_wrong_dev(&w);
+			break;
+		}
+	}
+
+	/* Tear down: the rest of the pairs, then nothing may be left. */
+	for (i = 0; i < MAX_PAIRS; i++)
+		delete_pair(&w, &w.pair[i], rnd(2), OP_DELETE);
+	for (i = -1; i < NS_PEERS; i++) {
+		n = count_netkit(i < 0 ? w.home_rtnl : w.ns_rtnl[i], names,
+				 sizeof(names));
+		if (n)
+			failure("netkit devices left in %s netns %d: %s%s",
+				i < 0 ? "the home" : "peer", i, errname(n < 0 ? n : 0),
+				names);
+	}
+	for (hk = 0; hk < 2; hk++)
+		for (i = 0; i < NPOOL; i++)
+			close(w.pool[hk][i].fd);
+	for (i = 0; i < NS_PEERS; i++) {
+		close(w.ns_rtnl[i]);
+		close(w.ns_packet[i]);
+		close(w.ns_fd[i]);
+	}
+	close(w.packet);
+	w.st->finished = 1;
+	return w.st->failures ? 1 : 0;
+}
+
+/* ---- traffic ---- */
+
+static int traffic_main(void)
+{
+	struct tstats *t = &sh->t;
+	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
+	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(9) };
+	int home_fd, home_rtnl, b_fd, b_rtnl = -1, tx, rx = -1, err, i;
+	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
+	int bufsz = 1 << 20;
+	struct linkinfo a1, b1, a2;
+	char payload[64] = "netkit-stress";
+	long sent = 0, received = 0, pkts, rounds = 0, toggles = 0;
+
+	snprintf(who, sizeof(who), "traffic");
+	failures = &t->failures;
+	rng = seed ^ 0x5bd1e995;
+	if (unshare(CLONE_NEWNET) < 0) {
+		failure("unshare: %s", errname(-errno));
+		return 1;
+	}
+	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	home_rtnl = nl_open();
+	b_fd = new_netns(home_fd, &b_rtnl, NULL);
+	if (home_fd < 0 || home_rtnl < 0 || b_fd < 0) {
+		failure("namespaces: %s", errname(-errno));
+		return 1;
+	}
+	err = new_pair(home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
+		       NETKIT_PASS, b_fd);
+	if (!err)
+		err = get_link(home_rtnl, 0, "nkt1", &a1);
+	if (!err)
+		err = get_link(b_rtnl, 0, "nkt0", &b1);
+	if (!err)
+		err = add_addr(home_rtnl, a1.ifindex, "10.77.0.1");
+	if (!err)
+		err = add_addr(b_rtnl, b1.ifindex, "10.77.0.2");
+	if (!err)
+		err = set_up(home_rtnl, a1.ifindex);
+	if (!err)
+		err = set_up(b_rtnl, b1.ifindex);
+	if (!err)
+		err = wait_oper_up(home_rtnl, a1.ifindex);
+	if (!err)
+		err = wait_oper_up(b_rtnl, b1.ifindex);
+	if (err) {
+		failure("traffic pair nkt1/nkt0: %s%s%s", errname(err),
+			extack[0] ? ": " : "", extack);
+		return 1;
+	}
+	/*
+	 * Links with programs that pass everything, their programs swapped
+	 * while sending, and another program attached in front of them and
+	 * detached again: the packets cross changing bpf_mprog entries.
+	 */
+	for (i = 0; i < 2; i++) {
+		prog[i][0] = prog_load(hook_type[i], NETKIT_NEXT, "nkt_next");
+		prog[i][1] = prog_load(hook_type[i], NETKIT_PASS, "nkt_pass");
+		prog[2][i] = prog_load(hook_type[i], NETKIT_NEXT, "nkt_extra");
+		link[i] = prog[i][0] < 0 || prog[i][1] < 0 || prog[2][i] < 0 ?
+			-EBADF :
+			bpf_link_create(a1.ifindex, hook_type[i], prog[i][0], 0, 0, 0);
+		if (link[i] < 0) {
+			failure("traffic pair links: %s", errname(link[i]));
+			return 1;
+		}
+	}
+	inet_pton(AF_INET, "10.77.0.2", &dst.sin_addr);
+	inet_pton(AF_INET, "10.77.0.2", &src.sin_addr);
+	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (setns(b_fd, CLONE_NEWNET) == 0) {
+		rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (setns(home_fd, CLONE_NEWNET))
+			rx = -1;
+	}
+	if (tx < 0 || rx < 0 ||
+	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)) ||
+	    bind(rx, (struct sockaddr *)&src, sizeof(src))) {
+		failure("UDP sockets: %s", errname(-errno));
+		return 1;
+	}
+	t->ready = 1;
+	while (!t->stop) {
+		for (i = 0; i < 8; i++) {
+			if (sendto(tx, payload, sizeof(payload), 0,
+				   (struct sockaddr *)&dst, sizeof(dst)) == sizeof(payload))
+				sent++;
+			else
+				failure("sendto: %s", errname(-errno));
+		}
+		while (recv(rx, payload, sizeof(payload), 0) > 0)
+			received++;
+		t->sent = sent;
+		t->received = received;
+		if (++rounds % 8 == 0) {
+			i = rnd(2);
+			cur[i] ^= 1;
+			err = bpf_link_update(link[i], prog[i][cur[i]], 0, 0);
+			if (err)
+				failure("BPF_LINK_UPDATE on nkt1 %s: %s",
+					hook_name[i], errname(err));
+			t->updates++;
+		}
+		if (rounds % 8 == 4) {
+			i = rnd(2);
+			if (on[i])
+				err = bpf_detach(a1.ifindex, hook_type[i],
+						 prog[2][i], 0, 0, 0);
+			else
+				err = bpf_attach(a1.ifindex, hook_type[i],
+						 prog[2][i], BPF_F_BEFORE, 0, 0, 0);
+			if (err)
+				failure("%s on nkt1 %s: %s", on[i] ?
+					"BPF_PROG_DETACH" : "BPF_PROG_ATTACH",
+					hook_name[i], errname(err));
+			on[i] ^= 1;
+			toggles++;
+		}
+		usleep(2000);
+	}
+	usleep(200000);
+	while (recv(rx, payload, sizeof(payload), 0) > 0)
+		received++;
+	t->received = received;
+
+	/* Counters: read primary, peer, primary again. */
+	err = get_link(home_rtnl, a1.ifindex, NULL, &a1);
+	if (!err)
+		err = get_link(b_rtnl, b1.ifindex, NULL, &b1);
+	if (!err)
+		err = get_link(home_rtnl, a1.ifindex, NULL, &a2);
+	if (err || !a1.has_stats || !b1.has_stats) {
+		failure("reading the counters of nkt1/nkt0: %s", errname(err));
+		return 1;
+	}
+	say("# traffic: %ld datagrams sent, %ld received, %ld link updates, %ld program attaches/detaches; nkt1 tx %llu packets %llu bytes %llu dropped, nkt0 rx %llu packets %llu bytes",
+	    sent, received, (long)t->updates, toggles,
+	    (unsigned long long)a1.st.tx_packets, (unsigned long long)a1.st.tx_bytes,
+	    (unsigned long long)a1.st.tx_dropped,
+	    (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes);
+	pkts = a1.st.tx_packets + a1.st.tx_dropped;
+	if (pkts < sent)
+		failure("nkt1 tx packets + tx dropped %ld < %ld datagrams sent",
+			pkts, sent);
+	else
+		say("ok - traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
+		    pkts, sent);
+	if (b1.st.rx_packets < a1.st.tx_packets || b1.st.rx_packets > a2.st.tx_packets ||
+	    b1.st.rx_bytes < a1.st.tx_bytes || b1.st.rx_bytes > a2.st.tx_bytes)
+		failure("nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes: they must match",
+			(unsigned long long)b1.st.rx_packets,
+			(unsigned long long)b1.st.rx_bytes,
+			(unsigned long long)a1.st.tx_packets,
+			(unsigned long long)a2.st.tx_packets,
+			(unsigned long long)a1.st.tx_bytes,
+			(unsigned long long)a2.st.tx_bytes);
+	else
+		say("ok - traffic: nkt0 rx packets and bytes equal nkt1 tx");
+	if ((long)b1.st.rx_packets < received || received > sent)
+		failure("%ld datagrams received, nkt0 rx packets %llu, %ld sent",
+			received, (unsigned long long)b1.st.rx_packets, sent);
+	else
+		say("ok - traffic: received <= nkt0 rx packets and <= sent (%ld)",
+		    received);
+	/* every program passes, and softirqs deliver before the next send */
+	if (received != sent)
+		failure("%ld of %ld datagrams arrived (nkt1 tx dropped %llu)",
+			received, sent, (unsigned long long)a1.st.tx_dropped);
+	else
+		say("ok - traffic: every datagram arrived (%ld)", received);
+
+	/* The pair goes; its links stay, defunct. */
+	err = del_link(home_rtnl, a1.ifindex);
+	if (err)
+		failure("RTM_DELLINK nkt1: %s", errname(err));
+	for (i = 0; i < 2; i++) {
+		err = bpf_link_update(link[i], prog[i][!cur[i]], 0, 0);
+		if (err != -ENOLINK)
+			failure("BPF_LINK_UPDATE on the deleted nkt1 %s: %s, expected ENOLINK",
+				hook_name[i], errname(err));
+		err = bpf_link_detach(link[i]);
+		if (err)
+			failure("BPF_LINK_DETACH on the deleted nkt1: %s", errname(err));
+		if (close(link[i]) || close(prog[i][0]) || close(prog[i][1]) ||
+		    close(prog[2][i]))
+			failure("close: %s", errname(-errno));
+	}
+	close(tx);
+	close(rx);
+	for (i = 0; i < 2; i++) {
+		char names[64];
+
+		err = count_netkit(i ? b_rtnl : home_rtnl, names, sizeof(names));
+		if (err)
+			failure("netkit devices left after deleting nkt1: %s%s",
+				errname(err < 0 ? err : 0), names);
+	}
+	close(b_rtnl);
+	close(b_fd);
+	return t->failures ? 1 : 0;
+}
+
+/* ---- main ---- */
+
+static int contains(const __u32 *ids, int n, __u32 id)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* IDs that exist now and did not before, listed in buf; how many. */
+static int new_ids(int cmd, const __u32 *before, int nb, char *buf, int size)
+{
+	static __u32 ids[16384];
+	int i, n, count = 0;
+
+	buf[0] = 0;
+	n = all_ids(cmd, ids, 16384);
+	for (i = 0; i < n; i++) {
+		if (contains(before, nb, ids[i]))
+			continue;
+		count++;
+		if ((int)strlen(buf) + 12 < size)
+			sprintf(buf + strlen(buf), " %u", ids[i]);
+	}
+	return count;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-n ITERATIONS] [-t SECONDS] [-s SEED] [-w WORKERS]\n",
+		prog);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static __u32 progs_before[16384], links_before[16384];
+	int np, nl, opt, i, status, workers = 2, fail = 0, left_p, left_l;
+	long sum[4][NOPS] = {}, total = 0, failures_main = 0, r0, r1, stale = 0;
+	pid_t pid[MAX_WORKERS], tpid;
+	int have_seed = 0;
+	char buf[256], lbuf[256];
+	double t_end, deadline;
+
+	failures = &failures_main;
+	while ((opt = getopt(argc, argv, "n:t:s:w:")) != -1) {
+		switch (opt) {
+		case 'n':
+			required = atol(optarg);
+			break;
+		case 't':
+			time_cap = atof(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			have_seed = 1;
+			break;
+		case 'w':
+			workers = atoi(optarg);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind != argc || required < 1 || time_cap <= 0 || workers < 1 ||
+	    workers > MAX_WORKERS)
+		usage(argv[0]);
+	if (!have_seed)
+		seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	say("# netkit-stress: seed %llu, %ld iterations required, time cap %.0f s, %d workers",
+	    seed, required, time_cap, workers);
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED) {
+		perror("mmap");
+		return 1;
+	}
+	np = all_ids(BPF_PROG_GET_NEXT_ID, progs_before, 16384);
+	nl = all_ids(BPF_LINK_GET_NEXT_ID, links_before, 16384);
+
+	tpid = fork();
+	if (tpid == 0)
+		_exit(traffic_main());
+	deadline = now() + 60;
+	while (!sh->t.ready && now() < deadline && waitpid(tpid, &status, WNOHANG) == 0)
+		usleep(10000);
+	if (!sh->t.ready) {
+		say("not ok - the traffic process did not start");
+		kill(tpid, SIGKILL);
+		waitpid(tpid, &status, 0);
+		return 1;
+	}
+	r0 = sh->t.received;
+
+	t_start = now();
+	for (i = 0; i < workers; i++) {
+		pid[i] = fork();
+		if (pid[i] == 0)
+			_exit(worker_main(i));
+	}
+	/*
+	 * Workers stop at the cap; give them time for the teardown and for
+	 * the longest wait of a netns deletion.
+	 */
+	for (i = 0; i < workers; i++) {
+		while (waitpid(pid[i], &status, WNOHANG) == 0) {
+			if (now() - t_start > time_cap + 90 + time_cap / 4) {
+				say("not ok - worker %d still running %.0f s after the time cap, killed",
+				    i, now() - t_start - time_cap);
+				kill(pid[i], SIGKILL);
+				waitpid(pid[i], &status, 0);
+				fail = 1;
+				break;
+			}
+			usleep(20000);
+		}
+		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+			if (!sh->w[i].failures)
+				say("not ok - worker %d exited with status %#x", i, status);
+			fail = 1;
+		}
+	}
+	t_end = now();
+	r1 = sh->t.received;
+	sh->t.stop = 1;
+	waitpid(tpid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		fail = 1;
+
+	for (i = 0; i < workers; i++) {
+		int op;
+
+		for (op = 0; op < NOPS; op++) {
+			sum[0][op] += sh->w[i].n[op];
+			sum[1][op] += sh->w[i].ok[op];
+			sum[2][op] += sh->w[i].xerr[op];
+			sum[3][op] += sh->w[i].bad[op];
+		}
+		if (!sh->w[i].finished)
+			fail = 1;
+	}
+	say("# operations run, and the calls they made: as expected success, as expected errno, unexpected");
+	say("# %-12s %8s %8s %8s %8s", "operation", "runs", "success", "errno", "wrong");
+	for (i = 0; i < NOPS; i++)
+		say("# %-12s %8ld %8ld %8ld %8ld", op_name[i], sum[0][i],
+		    sum[1][i], sum[2][i], sum[3][i]);
+	for (i = 0; i < workers; i++) {
+		total += sh->w[i].iterations;
+		say("# worker %d (CPU %d): %ld iterations, %ld failures, %ld pairs gone with their peer's netns, %ld attachments to an empty hook with BPF_PROG_QUERY's stale revision",
+		    i, i, sh->w[i].iterations, sh->w[i].failures,
+		    sh->w[i].pairs_gone_netns,
+		    sh->w[i].stale_query_rev);
+		if (sh->w[i].failures)
+			fail = 1;
+	}
+	if (total >= required)
+		say("ok - %ld iterations in %.1f s (required %ld, cap %.0f s)",
+		    total, t_end - t_start, required, time_cap);
+	else {
+		say("not ok - only %ld iterations in %.1f s, %ld required (time cap %.0f s)",
+		    total, t_end - t_start, required, time_cap);
+		fail = 1;
+	}
+	/*
+	 * netkit keeps its bpf_mprog bundle, and the revision counting in it,
+	 * for the life of the device, but once the last program is gone
+	 * BPF_PROG_QUERY finds no entry and reports revision 1 (mainline's
+	 * netkit_prog_query() and bpf_mprog_query() alike), so an attach with
+	 * that revision gets ESTALE; the model expects what mainline does.
+	 */
+	for (i = 0; i < workers; i++)
+		stale += sh->w[i].stale_query_rev;
+	say("# %ld attachments to an emptied hook used BPF_PROG_QUERY's revision 1 and got ESTALE, as mainline's code does",
+	    stale);
+	for (i = 0; i < OP_DEFUNCT + 1 && sum[0][i]; i++)
+		;
+	if (i == OP_DEFUNCT + 1)
+		say("ok - every operation type ran");
+	else if (total >= required) {
+		say("not ok - operation %s never ran", op_name[i]);
+		fail = 1;
+	}
+	if (r1 > r0)
+		say("ok - traffic flowed during the stress (%ld datagrams received)",
+		    r1 - r0);
+	else {
+		say("not ok - no traffic during the stress (%ld received before, %ld after)",
+		    r0, r1);
+		fail = 1;
+	}
+	if (sh->t.failures)
+		fail = 1;
+
+	/* Programs and links are freed after RCU grace periods: wait a bit. */
+	deadline = now() + 20;
+	do {
+		left_p = new_ids(BPF_PROG_GET_NEXT_ID, progs_before, np, buf, sizeof(buf));
+		left_l = new_ids(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf, sizeof(lbuf));
+		if (!left_p && !left_l)
+			break;
+		usleep(50000);
+	} while (now() < deadline);
+	if (left_p || left_l) {
+		say("not ok - left behind: %d programs (ids%s), %d links (ids%s)",
+		    left_p, buf, left_l, lbuf);
+		fail = 1;
+	} else {
+		say("ok - no program or link left behind (%d programs, %d links existed before)",
+		    np, nl);
+	}
+	if (!fail && failures_main)
+		fail = 1;
+	say("# elapsed %.1f s, seed %llu", now() - t_start, seed);
+	return fail;
+}
