@@ -822,7 +822,7 @@ static void run_cell(int ri, int op)
 	if (res.msg[0])
 		printf(" (%s)", res.msg);
 	if (!ok)
-		printf(", expected %s as mainline", errname(want));
+		printf(", expected %s", errname(want));
 	if (check[0])
 		printf("; %s", check);
 	printf("\n");
