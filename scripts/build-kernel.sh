@@ -37,7 +37,7 @@ if [ -x "$TREE/scripts/pahole-flags.sh" ] && command -v pahole >/dev/null; then
 fi
 
 step kernel
-[ -d "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
+[ -e "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
 for f in "${FRAGMENTS[@]}"; do
 	[ -f "$f" ] || die "config fragment $f not found"
 done
