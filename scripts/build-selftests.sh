@@ -59,10 +59,13 @@ fi
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
 # The project's helpers need the series' uapi; the base tree of make
 # regress builds without them (GUEST_HELPERS=no).
-helpers=()
-[ "${GUEST_HELPERS:-yes}" = no ] || helpers=("$TOP"/selftests/netkit-*.c)
+helpers=() helper_h=()
+if [ "${GUEST_HELPERS:-yes}" != no ]; then
+	helpers=("$TOP"/selftests/netkit-*.c)
+	helper_h=("$TOP"/selftests/netkit-*.h)
+fi
 inputs=$(hash_of "$0" "$kernel_api" "$(tree_git rev-parse HEAD:tools)" "${STMAKE[*]}" \
-	"${helpers[@]}")
+	"${helpers[@]}" "${helper_h[@]}")
 if [ "$(cat "$BUILT_FOR" 2>/dev/null)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
 	step_done "unchanged: same BTF, headers, config and tools/"
 	exit 0

@@ -62,6 +62,8 @@
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
+#include "netkit-util.h"
+
 #ifndef ENOTSUPP
 #define ENOTSUPP	524
 #endif
@@ -79,61 +81,9 @@ static int nl_fd = -1;
 static __u32 nl_seq;
 static int verbose;
 
-/* --- errno names ------------------------------------------------------ */
-
-static const char *errname(int err)
-{
-	static char buf[32];
-
-	switch (err < 0 ? -err : err) {
-	case 0: return "success";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case ESRCH: return "ESRCH";
-	case EINTR: return "EINTR";
-	case EIO: return "EIO";
-	case ENXIO: return "ENXIO";
-	case E2BIG: return "E2BIG";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case ENOMEM: return "ENOMEM";
-	case EACCES: return "EACCES";
-	case EFAULT: return "EFAULT";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case ENODEV: return "ENODEV";
-	case ENOTDIR: return "ENOTDIR";
-	case EINVAL: return "EINVAL";
-	case ENFILE: return "ENFILE";
-	case EMFILE: return "EMFILE";
-	case ENOTTY: return "ENOTTY";
-	case ENOSPC: return "ENOSPC";
-	case ERANGE: return "ERANGE";
-	case ENAMETOOLONG: return "ENAMETOOLONG";
-	case ENOLINK: return "ENOLINK";
-	case EPROTO: return "EPROTO";
-	case EOVERFLOW: return "EOVERFLOW";
-	case ENOTSOCK: return "ENOTSOCK";
-	case EMSGSIZE: return "EMSGSIZE";
-	case EPROTONOSUPPORT: return "EPROTONOSUPPORT";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EAFNOSUPPORT: return "EAFNOSUPPORT";
-	case EADDRINUSE: return "EADDRINUSE";
-	case EADDRNOTAVAIL: return "EADDRNOTAVAIL";
-	case ENETDOWN: return "ENETDOWN";
-	case ENOBUFS: return "ENOBUFS";
-	case ENOTCONN: return "ENOTCONN";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case ESTALE: return "ESTALE";
-	case ENOTSUPP: return "ENOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", err < 0 ? -err : err);
-	return buf;
-}
-
 static void die(const char *what, int err)
 {
-	printf("not ok - %s: %s\n", what, errname(err));
+	printf("not ok - %s: %s\n", what, nk_errname(err));
 	exit(1);
 }
 
@@ -311,25 +261,10 @@ static void nl_open(void)
 
 static void extack_msg(struct nlmsghdr *n, char *msg, size_t msgsz)
 {
-	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr)), len = n->nlmsg_len;
-	struct nlattr *a;
+	const char *s = nk_extack_msg(n, n->nlmsg_len);
 
-	if (!msg)
-		return;
-	*msg = 0;
-	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	while (off + (int)sizeof(*a) <= len) {
-		a = (struct nlattr *)((char *)n + off);
-		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
-			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG) {
-			snprintf(msg, msgsz, "%.*s", (int)(a->nla_len - sizeof(*a)),
-				 (const char *)(a + 1));
-			return;
-		}
-		off += NLA_ALIGN(a->nla_len);
-	}
+	if (msg)
+		snprintf(msg, msgsz, "%s", s ? s : "");
 }
 
 static int nl_timeout_ms = 10000;
@@ -516,7 +451,7 @@ static int pair_create(struct pair *p, const char *prim, const char *peer,
 	err = nl_talk(&b, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
-			peer, errname(err), msg);
+			peer, nk_errname(err), msg);
 		return err;
 	}
 	snprintf(p->pname, sizeof(p->pname), "%s", prim);
@@ -545,7 +480,7 @@ static int veth_create(const char *a, const char *b_name)
 	err = nl_talk(&b, msg, sizeof(msg));
 	if (err)
 		fprintf(stderr, "netkit-badinput: creating veth %s: %s %s\n", a,
-			errname(err), msg);
+			nk_errname(err), msg);
 	return err;
 }
 
@@ -797,18 +732,18 @@ static void row(const char *name, int exp, const char *exp_msg, int got,
 		ok = 0;
 	rows++;
 	if (ok) {
-		printf("ok - %s: %s%s%s%s\n", name, errname(exp),
+		printf("ok - %s: %s%s%s%s\n", name, nk_errname(exp),
 		       exp_msg ? ", extack \"" : "", exp_msg ? exp_msg : "",
 		       exp_msg ? "\"" : "");
 		return;
 	}
 	rows_failed++;
-	printf("not ok - %s: expected %s", name, errname(exp));
+	printf("not ok - %s: expected %s", name, nk_errname(exp));
 	if (exp_msg)
 		printf(" \"%s\"", exp_msg);
 	else
 		printf(" (no extack)");
-	printf(", got %s", got == NL_NOANSWER ? "no answer" : errname(got));
+	printf(", got %s", got == NL_NOANSWER ? "no answer" : nk_errname(got));
 	if (got_msg)
 		printf(" \"%s\"", got_msg);
 	else
@@ -2321,7 +2256,7 @@ static int fz_netlink(struct fz *f, int kind)
 	fz_count(f, kind, ret);
 	if (verbose)
 		printf("# fuzz: %s len %d: %s %s (%.1f ms)\n", kind_name[kind], b.len,
-		       errname(ret), msg, t * 1e3);
+		       nk_errname(ret), msg, t * 1e3);
 	if (ret == 0) {
 		if (kind == K_NEWLINK && ++f->pending >= 32)
 			fz_reap(f);
@@ -2403,7 +2338,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	sweep(keep, 0);
 	k = fz_restore_lo(msg, sizeof(msg));
 	if (k) {
-		printf("not ok - fuzz: restoring lo: %s %s\n", errname(k), msg);
+		printf("not ok - fuzz: restoring lo: %s %s\n", nk_errname(k), msg);
 		fail = 1;
 	}
 	for (k = 0; k < 6; k++)
@@ -2417,7 +2352,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	printf("# fuzz: answers:");
 	for (k = 0; k <= 4095; k++)
 		if (f.hist[k])
-			printf(" %s %lu", errname(-k), f.hist[k]);
+			printf(" %s %lu", nk_errname(-k), f.hist[k]);
 	printf("\n");
 	printf("# fuzz: created and removed: %lu extra netkit devices, %lu netkit links (%lu closed), %lu other links, %lu program attachments (%lu detached by the fuzzer), %lu fixture rebuilds\n",
 	       f.devices_created, f.links_created, f.links_closed, f.other_links,

@@ -72,6 +72,8 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "netkit-util.h"
+
 #define MPROG_MAX	63	/* bpf_mprog_max(): BPF_MPROG_MAX - 1 */
 #define MAX_ERRNO	256
 #define MAX_SITES	256
@@ -90,19 +92,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static const char *ename(int err)
-{
-	static char buf[4][16];
-	static int i;
-	const char *s = err > 0 ? strerrorname_np(err) : NULL;
-
-	if (s)
-		return s;
-	i = (i + 1) % 4;
-	snprintf(buf[i], sizeof(buf[i]), "errno %d", err);
-	return buf[i];
 }
 
 static void result(int good, const char *fmt, ...)
@@ -516,27 +505,6 @@ struct outcome {
 	char ext[256];		/* extack message */
 };
 
-static const char *extack_msg(struct nlmsghdr *n, int len)
-{
-	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
-	struct nlmsgerr *e = NLMSG_DATA(n);
-	struct nlattr *a;
-
-	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NULL;
-	if (!(n->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
-	while (off + (int)sizeof(*a) <= len) {
-		a = (struct nlattr *)((char *)n + off);
-		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
-			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG)
-			return (const char *)(a + 1);
-		off += NLA_ALIGN(a->nla_len);
-	}
-	return NULL;
-}
-
 /* Sends the request with fail-nth at n (0: none), reads the ack. */
 static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
 {
@@ -561,7 +529,7 @@ static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
 		if (len < 0) {
 			o->err = errno;
 			o->res = o->err == ENOBUFS ? CALL_ACK_LOST : CALL_FAIL;
-			snprintf(o->ext, sizeof(o->ext), "recv: %s", ename(o->err));
+			snprintf(o->ext, sizeof(o->ext), "recv: %s", nk_errname(o->err));
 			return;
 		}
 		off = 0;
@@ -570,7 +538,7 @@ static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
 				continue;
 			o->err = -((struct nlmsgerr *)NLMSG_DATA(h))->error;
 			o->res = o->err ? CALL_FAIL : CALL_OK;
-			msg = extack_msg(h, h->nlmsg_len);
+			msg = nk_extack_msg(h, h->nlmsg_len);
 			if (msg)
 				snprintf(o->ext, sizeof(o->ext), "%s", msg);
 			return;
@@ -758,7 +726,7 @@ static int nk_create(const char *name, const char *peer, int with_data,
 	nl_call(&r.n, fault_n, o);
 	if (o->res == CALL_OK)
 		return 1;
-	return whyf("RTM_NEWLINK %s: %s%s%s", name, ename(o->err),
+	return whyf("RTM_NEWLINK %s: %s%s%s", name, nk_errname(o->err),
 		    o->ext[0] ? ": " : "", o->ext);
 }
 
@@ -783,7 +751,7 @@ static int nk_change(int ifindex, int pol, int peer_pol, int fault_n,
 	nl_call(&r.n, fault_n, o);
 	if (o->res == CALL_OK)
 		return 1;
-	return whyf("RTM_NEWLINK (change) %d: %s%s%s", ifindex, ename(o->err),
+	return whyf("RTM_NEWLINK (change) %d: %s%s%s", ifindex, nk_errname(o->err),
 		    o->ext[0] ? ": " : "", o->ext);
 }
 
@@ -799,7 +767,7 @@ static int nk_del(int ifindex, int fault_n, struct outcome *o)
 	nl_call(&r.n, fault_n, o);
 	if (o->res == CALL_OK)
 		return 1;
-	return whyf("RTM_DELLINK %d: %s%s%s", ifindex, ename(o->err),
+	return whyf("RTM_DELLINK %d: %s%s%s", ifindex, nk_errname(o->err),
 		    o->ext[0] ? ": " : "", o->ext);
 }
 
@@ -816,7 +784,7 @@ static int nk_up(int ifindex)
 	nl_call(&r.n, 0, &o);
 	if (o.res == CALL_OK)
 		return 1;
-	return whyf("set %d up: %s%s%s", ifindex, ename(o.err),
+	return whyf("set %d up: %s%s%s", ifindex, nk_errname(o.err),
 		    o.ext[0] ? ": " : "", o.ext);
 }
 
@@ -894,7 +862,7 @@ static int prog_load(int type)
 	strcpy(attr.prog_name, "nkfi");
 	fd = sys_bpf(BPF_PROG_LOAD, &attr);
 	if (fd < 0)
-		whyf("BPF_PROG_LOAD: %s", ename(errno));
+		whyf("BPF_PROG_LOAD: %s", nk_errname(errno));
 	return fd;
 }
 
@@ -983,7 +951,7 @@ static int query(int ifindex, int type, struct query *q)
 
 	query_attr(&attr, ifindex, type, q);
 	if (sys_bpf(BPF_PROG_QUERY, &attr))
-		return whyf("BPF_PROG_QUERY: %s", ename(errno));
+		return whyf("BPF_PROG_QUERY: %s", nk_errname(errno));
 	q->count = attr.query.count;
 	q->revision = attr.query.revision;
 	return 1;
@@ -1023,7 +991,7 @@ static int prog_attach(int ifindex, int type, int fd, int fault_n,
 	attr.attach_type = type;
 	if (bpf_call(BPF_PROG_ATTACH, &attr, fault_n, o ? o : &tmp) == 0)
 		return 1;
-	return whyf("BPF_PROG_ATTACH: %s", ename(o ? o->err : tmp.err));
+	return whyf("BPF_PROG_ATTACH: %s", nk_errname(o ? o->err : tmp.err));
 }
 
 static int prog_detach(int ifindex, int type, int fd, int fault_n,
@@ -1038,7 +1006,7 @@ static int prog_detach(int ifindex, int type, int fd, int fault_n,
 	attr.attach_type = type;
 	if (bpf_call(BPF_PROG_DETACH, &attr, fault_n, o ? o : &tmp) == 0)
 		return 1;
-	return whyf("BPF_PROG_DETACH: %s", ename(o ? o->err : tmp.err));
+	return whyf("BPF_PROG_DETACH: %s", nk_errname(o ? o->err : tmp.err));
 }
 
 /* Returns the link fd, -1 on failure. */
@@ -1055,14 +1023,14 @@ static int link_create(int ifindex, int type, int prog_fd, int fault_n,
 	attr.link_create.attach_type = type;
 	fd = bpf_call(BPF_LINK_CREATE, &attr, fault_n, o ? o : &tmp);
 	if (fd < 0)
-		whyf("BPF_LINK_CREATE: %s", ename(o ? o->err : tmp.err));
+		whyf("BPF_LINK_CREATE: %s", nk_errname(o ? o->err : tmp.err));
 	return fd;
 }
 
 static int link_info(int fd, struct bpf_link_info *info)
 {
 	if (obj_info(fd, info, sizeof(*info)))
-		return whyf("link info: %s", ename(errno));
+		return whyf("link info: %s", nk_errname(errno));
 	return 1;
 }
 
@@ -1739,7 +1707,7 @@ static int mp_fini(int arg)
 		}
 		result(!ok, "%s: attaching program %d fails with %s as in mainline (ERANGE, bpf_mprog_attach()), nothing changed%s%s",
 		       arg ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", MPROG_MAX + 1,
-		       mp_n > MPROG_MAX ? "success" : ename(o.err), ok ? ": " : "",
+		       mp_n > MPROG_MAX ? "success" : nk_errname(o.err), ok ? ": " : "",
 		       ok ? why : "");
 	} else {
 		result(0, "%s: %d programs attached before the one too many: %s",
@@ -1832,7 +1800,7 @@ static void errnos(char *buf, size_t size, struct stats *s)
 		if (!s->err[e])
 			continue;
 		len += snprintf(buf + len, size - len, "%s%s x%d", len ? ", " : "",
-				ename(e), s->err[e]);
+				nk_errname(e), s->err[e]);
 		if (s->send_err[e])
 			len += snprintf(buf + len, size - len, " (%d from send())",
 					s->send_err[e]);
@@ -1937,7 +1905,7 @@ static void run_ep(const struct ep *ep)
 		case CALL_FAIL:
 			if (!o.injected) {
 				problem("failed without an injected fault: %s%s%s",
-					ename(o.err), o.ext[0] ? ": " : "", o.ext);
+					nk_errname(o.err), o.ext[0] ? ": " : "", o.ext);
 				broken = 1;
 				break;
 			}
@@ -1953,12 +1921,12 @@ static void run_ep(const struct ep *ep)
 			} else if (e == NR_EXPLAINED) {
 				bad_errno = 1;
 				problem("failed with %s%s%s (expected ENOMEM or ENOBUFS), fault injected at %s",
-					ename(o.err), o.ext[0] ? ": " : "", o.ext,
+					nk_errname(o.err), o.ext[0] ? ": " : "", o.ext,
 					km_last_site[0] ? km_last_site : "(no stack)");
 			}
 			if (!ep->unchanged(ep->arg))
 				problem("the failed call (%s, fault at %s) left a change: %s",
-					ename(o.err), km_last_site[0] ? km_last_site : "(no stack)",
+					nk_errname(o.err), km_last_site[0] ? km_last_site : "(no stack)",
 					why);
 			break;
 		case CALL_ACK_LOST:
@@ -2020,11 +1988,11 @@ static void run_ep(const struct ep *ep)
 		for (e = 0; e < s.nerrsites; e++)
 			if (s.errsites[e].err != ENOMEM)
 				printf("#   %s x%d where the fault hit %s\n",
-				       ename(s.errsites[e].err), s.errsites[e].count,
+				       nk_errname(s.errsites[e].err), s.errsites[e].count,
 				       s.errsites[e].site);
 		for (e = 0; e < NR_EXPLAINED; e++)
 			if (s.explained[e])
-				printf("#   %s x%d, explained: %s\n", ename(explained[e].err),
+				printf("#   %s x%d, explained: %s\n", nk_errname(explained[e].err),
 				       s.explained[e], explained[e].why);
 		print_sites(&s, "     ");
 		if (capped)

@@ -15,6 +15,7 @@
  * -c it is sent alone as a change of the existing PRIMARY. A refused
  * request prints the errno and the kernel's extack message.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+
+#include "netkit-util.h"
 
 struct req {
 	struct nlmsghdr n;
@@ -68,25 +71,6 @@ static void usage(const char *prog)
 	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] PRIMARY PEER [l2|l3] [pass|drop] [pass|drop]\n"
 		"       %s -c -p PAIRING PRIMARY\n", prog, prog);
 	exit(2);
-}
-
-/* The extack message of an NLMSG_ERROR answer (NETLINK_CAP_ACK: no echo). */
-static const char *extack_msg(struct nlmsghdr *n, int len)
-{
-	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
-	struct nlattr *a;
-
-	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NULL;
-	while (off + (int)sizeof(*a) <= len) {
-		a = (struct nlattr *)((char *)n + off);
-		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
-			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG)
-			return (const char *)(a + 1);
-		off += NLA_ALIGN(a->nla_len);
-	}
-	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -186,7 +170,7 @@ send:
 		return 1;
 	}
 	if (ack.e.error) {
-		msg = extack_msg(&ack.n, len);
+		msg = nk_extack_msg(&ack.n, len);
 		fprintf(stderr, "netkit-pair: RTM_NEWLINK %s%s%s: %s%s%s\n", argv[1],
 			change ? "" : "/", change ? "" : argv[2], strerror(-ack.e.error),
 			msg ? ": " : "", msg ? msg : "");

@@ -60,6 +60,8 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "netkit-util.h"
+
 /* The devices, with fixed ifindexes so that no netns has the other's. */
 #define IDX_PRI		4001	/* nkpv0, primary, initial netns */
 #define IDX_PEER	4002	/* nkpv1, its peer */
@@ -152,27 +154,10 @@ static int prog_pri = -1, prog_peer = -1;
 static int unpriv_bpf_disabled = -1;
 static int failures;
 
+/* The table says "allow" where the others say "success". */
 static const char *errname(int err)
 {
-	static char buf[16];
-
-	switch (err) {
-	case 0: return "allow";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case ENOENT: return "ENOENT";
-	case EINVAL: return "EINVAL";
-	case EEXIST: return "EEXIST";
-	case EBADF: return "EBADF";
-	case E2BIG: return "E2BIG";
-	case ERANGE: return "ERANGE";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case 524: return "ENOTSUPP";
-	}
-	snprintf(buf, sizeof(buf), "E%d", err);
-	return buf;
+	return err ? nk_errname(err) : "allow";
 }
 
 static int sys_bpf(int cmd, union bpf_attr *attr)
@@ -301,25 +286,6 @@ static void nl_init(struct nlreq *r, int type, int flags, int ifindex)
 	r->i.ifi_index = ifindex;
 }
 
-/* The extack message of an NLMSG_ERROR answer (NETLINK_CAP_ACK: no echo). */
-static const char *extack_msg(struct nlmsghdr *n, int len)
-{
-	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
-	struct nlattr *a;
-
-	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NULL;
-	while (off + (int)sizeof(*a) <= len) {
-		a = (struct nlattr *)((char *)n + off);
-		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
-			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG)
-			return (const char *)(a + 1);
-		off += NLA_ALIGN(a->nla_len);
-	}
-	return NULL;
-}
-
 /*
  * Send a request in the current netns; 0 or -errno, the extack message in
  * msg. With reply, the first answer is copied there (RTM_GETLINK).
@@ -365,7 +331,7 @@ static int nl_talk(struct nlreq *r, char *msg, size_t msglen, void *reply,
 	}
 	e = NLMSG_DATA(n);
 	ret = e->error;
-	m = ret ? extack_msg(n, len) : NULL;
+	m = ret ? nk_extack_msg(n, len) : NULL;
 	if (m && msg && msglen)
 		snprintf(msg, msglen, "%s", m);
 out:

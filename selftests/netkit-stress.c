@@ -82,6 +82,8 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include "netkit-util.h"
+
 #define MAX_WORKERS	2
 #define NS_PEERS	3	/* peer namespaces per worker */
 #define MAX_PAIRS	6	/* live pairs per worker */
@@ -180,19 +182,6 @@ static void failure(const char *fmt, ...)
 		say("# %s: more failures, not printed", who);
 }
 
-static const char *errname(int err)
-{
-	static char buf[8][48];
-	static int i;
-	char *b = buf[i++ % 8];
-
-	if (!err)
-		return "success";
-	snprintf(b, sizeof(buf[0]), "%s (%d)",
-		 strerrorname_np(-err) ? strerrorname_np(-err) : "E?", -err);
-	return b;
-}
-
 /* xorshift64* */
 static unsigned long long rng;
 
@@ -272,24 +261,9 @@ static void end_nest(struct msg *m, struct rtattr *nest)
 
 static void save_extack(struct nlmsghdr *n, int len)
 {
-	int off = NLMSG_LENGTH(sizeof(struct nlmsgerr));
-	struct nlattr *a;
+	const char *s = nk_extack_msg(n, len);
 
-	extack[0] = 0;
-	if (!(n->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	while (off + (int)sizeof(*a) <= len) {
-		a = (struct nlattr *)((char *)n + off);
-		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
-			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG) {
-			snprintf(extack, sizeof(extack), "%.*s",
-				 (int)(a->nla_len - sizeof(*a)),
-				 (const char *)(a + 1));
-			return;
-		}
-		off += NLA_ALIGN(a->nla_len);
-	}
+	snprintf(extack, sizeof(extack), "%s", s ? s : "");
 }
 
 /*
@@ -830,7 +804,7 @@ static int check(struct worker *w, int op, const char *what, int got, int want)
 	}
 	w->st->bad[op]++;
 	failure("iteration %ld %s: %s: expected %s, got %s%s%s", w->iter,
-		op_name[op], what, errname(want), errname(got),
+		op_name[op], what, nk_errname(want), nk_errname(got),
 		extack[0] ? ", extack: " : "", extack);
 	return -1;
 }
@@ -892,7 +866,7 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct query *q
 	if (err) {
 		w->st->bad[w->op]++;
 		failure("iteration %ld: BPF_PROG_QUERY %s %s %s: %s", w->iter,
-			p->name, hook_name[hk], when, errname(err));
+			p->name, hook_name[hk], when, nk_errname(err));
 		return -1;
 	}
 	if (q->count != (__u32)h->n || q->revision != rev)
@@ -1118,7 +1092,7 @@ static void do_attach(struct worker *w, int link)
 				if (err) {
 					w->st->bad[op]++;
 					failure("iteration %ld: BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
-						w->iter, errname(err));
+						w->iter, nk_errname(err));
 				}
 				h->a[pos].link_fd = got;
 				h->a[pos].link_id = li.id;
@@ -1390,7 +1364,7 @@ static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a
 		    li.prog_id != w->pool[hk][a->prog].id) {
 			w->st->bad[OP_DEFUNCT]++;
 			failure("iteration %ld: link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
-				w->iter, a->link_id, p->name, errname(err),
+				w->iter, a->link_id, p->name, nk_errname(err),
 				li.netkit.ifindex, li.netkit.attach_type,
 				li.prog_id, hook_type[hk],
 				w->pool[hk][a->prog].id);
@@ -1514,7 +1488,7 @@ static void do_create(struct worker *w)
 	err = get_link(w->home_rtnl, 0, p->name, &li);
 	if (err) {
 		failure("iteration %ld: %s: the primary is not there: %s",
-			w->iter, what, errname(err));
+			w->iter, what, nk_errname(err));
 		return;
 	}
 	p->used = 1;
@@ -1533,7 +1507,7 @@ static void do_create(struct worker *w)
 	}
 	if (err) {
 		failure("iteration %ld: %s: the peer is not there: %s",
-			w->iter, what, errname(err));
+			w->iter, what, nk_errname(err));
 		delete_pair(w, p, 0, OP_DELETE);
 		return;
 	}
@@ -1582,13 +1556,13 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 	if (err != -ENODEV) {
 		w->st->bad[op]++;
 		failure("iteration %ld: after %s the primary: %s, expected ENODEV",
-			w->iter, what, errname(err));
+			w->iter, what, nk_errname(err));
 	}
 	err = get_link(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
 	if (err != -ENODEV) {
 		w->st->bad[op]++;
 		failure("iteration %ld: after %s the peer: %s, expected ENODEV",
-			w->iter, what, errname(err));
+			w->iter, what, nk_errname(err));
 	}
 	pair_gone(w, p);
 }
@@ -1618,7 +1592,7 @@ static void do_netns_del(struct worker *w)
 		if (err != -ENODEV) {
 			w->st->bad[OP_NETNS_DEL]++;
 			failure("iteration %ld: %s of a pair whose peer's netns is gone: %s, expected ENODEV",
-				w->iter, p->name, errname(err));
+				w->iter, p->name, nk_errname(err));
 			/* beyond reach now: let the links go */
 			for (hk = 0; hk < 2; hk++)
 				for (k = 0; k < p->hook[hk].n; k++)
@@ -1634,7 +1608,7 @@ static void do_netns_del(struct worker *w)
 	if (w->ns_fd[ns] < 0) {
 		w->st->bad[OP_NETNS_DEL]++;
 		failure("iteration %ld: making a netns: %s", w->iter,
-			errname(w->ns_fd[ns]));
+			nk_errname(w->ns_fd[ns]));
 		exit(1);
 	}
 	w->st->ok[OP_NETNS_DEL]++;
@@ -1795,32 +1769,32 @@ static int worker_main(int id)
 	CPU_ZERO(&set);
 	CPU_SET(id, &set);
 	if (sched_setaffinity(0, sizeof(set), &set)) {
-		failure("sched_setaffinity to CPU %d: %s", id, errname(-errno));
+		failure("sched_setaffinity to CPU %d: %s", id, nk_errname(-errno));
 		return 1;
 	}
 	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare(CLONE_NEWNET): %s", errname(-errno));
+		failure("unshare(CLONE_NEWNET): %s", nk_errname(-errno));
 		return 1;
 	}
 	if (no_ipv6()) {
-		failure("disable_ipv6 in the worker's netns: %s", errname(-errno));
+		failure("disable_ipv6 in the worker's netns: %s", nk_errname(-errno));
 		return 1;
 	}
 	w.packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 	if (w.packet < 0) {
-		failure("AF_PACKET socket: %s", errname(-errno));
+		failure("AF_PACKET socket: %s", nk_errname(-errno));
 		return 1;
 	}
 	w.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	w.home_rtnl = nl_open();
 	if (w.home_fd < 0 || w.home_rtnl < 0) {
-		failure("home netns: %s", errname(-errno));
+		failure("home netns: %s", nk_errname(-errno));
 		return 1;
 	}
 	for (i = 0; i < NS_PEERS; i++) {
 		w.ns_fd[i] = new_netns(w.home_fd, &w.ns_rtnl[i], &w.ns_packet[i]);
 		if (w.ns_fd[i] < 0) {
-			failure("peer netns: %s", errname(w.ns_fd[i]));
+			failure("peer netns: %s", nk_errname(w.ns_fd[i]));
 			return 1;
 		}
 	}
@@ -1835,7 +1809,7 @@ static int worker_main(int id)
 			err = w.pool[hk][i].fd < 0 ? w.pool[hk][i].fd :
 				prog_id(w.pool[hk][i].fd);
 			if (err < 0) {
-				failure("BPF_PROG_LOAD %s: %s", name, errname(err));
+				failure("BPF_PROG_LOAD %s: %s", name, nk_errname(err));
 				return 1;
 			}
 			w.pool[hk][i].id = err;
@@ -1893,7 +1867,7 @@ static int worker_main(int id)
 				 sizeof(names));
 		if (n)
 			failure("netkit devices left in %s netns %d: %s%s",
-				i < 0 ? "the home" : "peer", i, errname(n < 0 ? n : 0),
+				i < 0 ? "the home" : "peer", i, nk_errname(n < 0 ? n : 0),
 				names);
 	}
 	for (hk = 0; hk < 2; hk++)
@@ -1927,14 +1901,14 @@ static int traffic_main(void)
 	failures = &t->failures;
 	rng = seed ^ 0x5bd1e995;
 	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare: %s", errname(-errno));
+		failure("unshare: %s", nk_errname(-errno));
 		return 1;
 	}
 	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	home_rtnl = nl_open();
 	b_fd = new_netns(home_fd, &b_rtnl, NULL);
 	if (home_fd < 0 || home_rtnl < 0 || b_fd < 0) {
-		failure("namespaces: %s", errname(-errno));
+		failure("namespaces: %s", nk_errname(-errno));
 		return 1;
 	}
 	err = new_pair(home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
@@ -1956,7 +1930,7 @@ static int traffic_main(void)
 	if (!err)
 		err = wait_oper_up(b_rtnl, b1.ifindex);
 	if (err) {
-		failure("traffic pair nkt1/nkt0: %s%s%s", errname(err),
+		failure("traffic pair nkt1/nkt0: %s%s%s", nk_errname(err),
 			extack[0] ? ": " : "", extack);
 		return 1;
 	}
@@ -1973,7 +1947,7 @@ static int traffic_main(void)
 			-EBADF :
 			bpf_link_create(a1.ifindex, hook_type[i], prog[i][0], 0, 0, 0);
 		if (link[i] < 0) {
-			failure("traffic pair links: %s", errname(link[i]));
+			failure("traffic pair links: %s", nk_errname(link[i]));
 			return 1;
 		}
 	}
@@ -1988,7 +1962,7 @@ static int traffic_main(void)
 	if (tx < 0 || rx < 0 ||
 	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)) ||
 	    bind(rx, (struct sockaddr *)&src, sizeof(src))) {
-		failure("UDP sockets: %s", errname(-errno));
+		failure("UDP sockets: %s", nk_errname(-errno));
 		return 1;
 	}
 	t->ready = 1;
@@ -1998,7 +1972,7 @@ static int traffic_main(void)
 				   (struct sockaddr *)&dst, sizeof(dst)) == sizeof(payload))
 				sent++;
 			else
-				failure("sendto: %s", errname(-errno));
+				failure("sendto: %s", nk_errname(-errno));
 		}
 		while (recv(rx, payload, sizeof(payload), 0) > 0)
 			received++;
@@ -2010,7 +1984,7 @@ static int traffic_main(void)
 			err = bpf_link_update(link[i], prog[i][cur[i]], 0, 0);
 			if (err)
 				failure("BPF_LINK_UPDATE on nkt1 %s: %s",
-					hook_name[i], errname(err));
+					hook_name[i], nk_errname(err));
 			t->updates++;
 		}
 		if (rounds % 8 == 4) {
@@ -2024,7 +1998,7 @@ static int traffic_main(void)
 			if (err)
 				failure("%s on nkt1 %s: %s", on[i] ?
 					"BPF_PROG_DETACH" : "BPF_PROG_ATTACH",
-					hook_name[i], errname(err));
+					hook_name[i], nk_errname(err));
 			on[i] ^= 1;
 			toggles++;
 		}
@@ -2042,7 +2016,7 @@ static int traffic_main(void)
 	if (!err)
 		err = get_link(home_rtnl, a1.ifindex, NULL, &a2);
 	if (err || !a1.has_stats || !b1.has_stats) {
-		failure("reading the counters of nkt1/nkt0: %s", errname(err));
+		failure("reading the counters of nkt1/nkt0: %s", nk_errname(err));
 		return 1;
 	}
 	say("# traffic: %ld datagrams sent, %ld received, %ld link updates, %ld program attaches/detaches; nkt1 tx %llu packets %llu bytes %llu dropped, nkt0 rx %llu packets %llu bytes",
@@ -2084,18 +2058,18 @@ static int traffic_main(void)
 	/* The pair goes; its links stay, defunct. */
 	err = del_link(home_rtnl, a1.ifindex);
 	if (err)
-		failure("RTM_DELLINK nkt1: %s", errname(err));
+		failure("RTM_DELLINK nkt1: %s", nk_errname(err));
 	for (i = 0; i < 2; i++) {
 		err = bpf_link_update(link[i], prog[i][!cur[i]], 0, 0);
 		if (err != -ENOLINK)
 			failure("BPF_LINK_UPDATE on the deleted nkt1 %s: %s, expected ENOLINK",
-				hook_name[i], errname(err));
+				hook_name[i], nk_errname(err));
 		err = bpf_link_detach(link[i]);
 		if (err)
-			failure("BPF_LINK_DETACH on the deleted nkt1: %s", errname(err));
+			failure("BPF_LINK_DETACH on the deleted nkt1: %s", nk_errname(err));
 		if (close(link[i]) || close(prog[i][0]) || close(prog[i][1]) ||
 		    close(prog[2][i]))
-			failure("close: %s", errname(-errno));
+			failure("close: %s", nk_errname(-errno));
 	}
 	close(tx);
 	close(rx);
@@ -2105,7 +2079,7 @@ static int traffic_main(void)
 		err = count_netkit(i ? b_rtnl : home_rtnl, names, sizeof(names));
 		if (err)
 			failure("netkit devices left after deleting nkt1: %s%s",
-				errname(err < 0 ? err : 0), names);
+				nk_errname(err < 0 ? err : 0), names);
 	}
 	close(b_rtnl);
 	close(b_fd);
