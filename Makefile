@@ -70,7 +70,7 @@ help:
 	@echo '              difference: "regress: N new failures" (slow; base in NETKIT_CACHE/base)'
 	@echo '  qemu-test DEBUG=1  the tests on a KASAN/lockdep/kmemleak kernel (slow; own BUILD)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
-	@echo '              CSV and chart in BUILD/bench (BENCH=smoke: one short round, N=10)'
+	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
@@ -169,7 +169,7 @@ bench: selftests
 	@scripts/bench-build.sh
 	@scripts/bench-initramfs.sh
 	@BENCH='$(BENCH)' scripts/bench-run.sh
-	@scripts/bench-report.sh
+	@BENCH='$(BENCH)' scripts/bench-report.sh
 
 cover-letter: apply
 	@scripts/cover-letter.sh

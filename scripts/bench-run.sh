@@ -2,9 +2,11 @@
 # bench-run: boot the pipeline's kernel ($BUILD/kernel) with the bench
 # initramfs under QEMU, as scripts/run-qemu.sh boots the test guest, and
 # stream the console while the guest runs bench/bench-guest.sh. The console
-# (with the NKBENCH result lines) is kept in $BUILD/bench/console.log; the
-# tools' raw output and the guest's exit status arrive on the second serial
-# port, $BUILD/bench/raw.log. scripts/bench-report.sh reads both.
+# (with the NKBENCH result lines) is kept in $BUILD/bench/$BENCH/console.log;
+# the tools' raw output and the guest's exit status arrive on the second
+# serial port, $BUILD/bench/$BENCH/raw.log. scripts/bench-report.sh reads
+# both. Each mode has its own result directory, so the smoke run of make
+# test leaves the last full run's results alone.
 #
 # BENCH=full (default) or smoke picks the parameters; each can be
 # overridden: BENCH_ROUNDS, BENCH_DURATION (seconds per iperf3 run, after
@@ -24,8 +26,9 @@ set -euo pipefail
 BENCH=${BENCH:-full}
 BENCH_DIR=$BUILD/bench
 LOGDIR=$BENCH_DIR/logs
-CONSOLE=$BENCH_DIR/console.log
-RAW=$BENCH_DIR/raw.log
+OUT=$BENCH_DIR/$BENCH
+CONSOLE=$OUT/console.log
+RAW=$OUT/raw.log
 
 case $BENCH in
 full) d_rounds=5 d_duration=5 d_omit=1 d_rr=5 d_scale="10 100 1000" d_timeout=1380
@@ -50,6 +53,8 @@ for v in ROUNDS DURATION OMIT RR_DURATION TIMEOUT; do
 	[[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a number, not '${!v}'"
 done
 [ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
+mkdir -p "$OUT"
+rm -f "$OUT"/*
 
 # The parameters travel in the cpio archive run-qemu.sh appends.
 params_dir=$(mktemp -d)
@@ -73,6 +78,6 @@ INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir CONSOLE=$CONSOLE RESU
 	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND GUEST_TESTS='' "$TOP/scripts/run-qemu.sh"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s\n' "${load0// /,}" "${load1// /,}" \
-	"$(nproc)" >"$BENCH_DIR/host-load.txt"
+	"$(nproc)" >"$OUT/host-load.txt"
 msg "host load average after: $load1"
 step_done "guest finished"
