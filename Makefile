@@ -13,9 +13,31 @@ NETKIT_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/netkit-6.1
 TREE ?= $(NETKIT_CACHE)/linux
 BUILD ?= $(NETKIT_CACHE)/build
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+# CUT=netkit: the series up to its last netkit follow-up, without
+# patches/tcx/ - the supported netkit-only cut - in a tree and build of its
+# own, so that the full series' build stays warm (its first run unpacks
+# and builds everything once more).
+NETKIT_GUEST_TESTS := netkit_stats bpftool_netkit netkit_pairing netkit_faultinject \
+	netkit_badinput netkit_privilege netkit_stress
+CUT ?=
+ifeq ($(CUT),netkit)
+TREE := $(NETKIT_CACHE)/cut-netkit/linux
+BUILD := $(NETKIT_CACHE)/cut-netkit/build
+AM_TREE := $(NETKIT_CACHE)/cut-netkit/am-worktree
 T ?= tc_netkit,tc_redirect
+GUEST_TESTS ?= $(NETKIT_GUEST_TESTS)
+else ifneq ($(CUT),)
+$(error CUT must be netkit or empty, not '$(CUT)')
+endif
+# Targets that work on the whole series refuse a cut.
+ifneq ($(CUT),)
+ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base,$(MAKECMDGOALS)),)
+$(error make $(filter check test check-bisect cover-letter mbox regress regress-base,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
+endif
+endif
+T ?= tc_netkit,tc_redirect,tc_opts,tc_links
+GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) tcx_qdisc
 TEST_ARGS ?= -t $(T)
-GUEST_TESTS ?= netkit_stats bpftool_netkit netkit_pairing netkit_faultinject netkit_badinput netkit_privilege netkit_stress
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
@@ -33,6 +55,9 @@ CMDLINE ?=
 # leaks after the tests; the verdict wants KASAN and kmemleak active.
 DEBUG ?=
 ifeq ($(DEBUG),1)
+ifneq ($(CUT),)
+$(error DEBUG=1 and CUT= cannot be combined)
+endif
 BUILD := $(NETKIT_CACHE)/build-debug
 EXTRA_CONFIGS += $(TOP)/configs/debug.config
 CMDLINE += panic_on_warn=1 kmemleak=on
@@ -43,7 +68,10 @@ $(error DEBUG must be 1 or empty, not '$(DEBUG)')
 endif
 
 export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS GUEST_TESTS TIMEOUT \
-	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG
+	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG CUT
+ifneq ($(CUT),)
+export AM_TREE
+endif
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
@@ -97,6 +125,7 @@ help:
 	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments)'
 	@echo '  CMDLINE       $(CMDLINE)   (more kernel command line for the guest)'
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
+	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/, in NETKIT_CACHE/cut-netkit)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
 
 deps:

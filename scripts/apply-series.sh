@@ -23,6 +23,12 @@ base=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
 
 # The patches listed in the series, in order ('#' starts a comment).
 mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES")
+# CUT=netkit: up to the last patch before patches/tcx/, the netkit-only cut.
+case ${CUT:-} in
+'') ;;
+netkit) mapfile -t patches < <(printf '%s\n' "${patches[@]}" | sed '/^tcx\//,$d') ;;
+*) die "CUT must be netkit or empty, not '$CUT'" ;;
+esac
 paths=()
 for p in "${patches[@]}"; do
 	f="$(dirname "$SERIES")/$p"

@@ -63,6 +63,10 @@ helpers=() helper_h=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
 	helpers=("$TOP"/selftests/netkit-*.c)
 	helper_h=("$TOP"/selftests/netkit-*.h)
+	# The tcx helpers only where the tree carries tcx (not CUT=netkit).
+	if grep -qw BPF_TCX_INGRESS "$TREE/include/uapi/linux/bpf.h"; then
+		helpers+=("$TOP"/selftests/tcx-*.c)
+	fi
 fi
 inputs=$(hash_of "$0" "$kernel_api" "$(tree_git rev-parse HEAD:tools)" "${STMAKE[*]}" \
 	"${helpers[@]}" "${helper_h[@]}")

@@ -16,8 +16,8 @@ SERIES=${SERIES:-$TOP/patches/series}
 WT=${BISECT_TREE:-$NETKIT_CACHE/bisect-worktree}
 OUT=$BUILD/bisect
 JOBS=${JOBS:-$(nproc)}
-CORE_OBJS=(kernel/bpf/syscall.o kernel/bpf/mprog.o drivers/net/netkit.o
-	net/core/filter.o net/core/dev.o net/ethernet/eth.o)
+CORE_OBJS=(kernel/bpf/syscall.o kernel/bpf/mprog.o kernel/bpf/tcx.o drivers/net/netkit.o
+	net/core/filter.o net/core/dev.o net/ethernet/eth.o net/sched/sch_ingress.o)
 W1_OBJS=(drivers/net/netkit.o kernel/bpf/mprog.o)
 
 step check-bisect

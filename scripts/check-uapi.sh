@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# check-uapi: the netkit and bpf_mprog uapi of the patched tree must be
+# check-uapi: the netkit, tcx and bpf_mprog uapi of the patched tree must be
 # mainline's. selftests/uapi_layout.c prints the values and offsets user
 # space depends on; it is built against mainline's exported uapi headers
 # (from Debian's linux-source-6.12), against the patched tree's and against

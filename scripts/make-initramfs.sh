@@ -51,6 +51,7 @@ bpftool=$SELFTESTS/tools/sbin/bpftool
 guest=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
 	guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-*)
+	[ ! -x "$BUILD/guest/tcx-attach" ] || guest+=("$BUILD"/guest/tcx-*)
 	[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest has no helpers; run: make selftests"
 fi
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Print the uapi values and layouts that netkit and bpf_mprog user space
- * depends on, one per line. scripts/check-uapi.sh builds this against the
+ * Print the uapi values and layouts that netkit, tcx and bpf_mprog user
+ * space depends on, one per line. scripts/check-uapi.sh builds this against the
  * patched 6.1 tree's uapi headers and against mainline's (Debian's
  * linux-source-6.12) and diffs the output: any difference means a binary
  * built against mainline headers would talk to the 6.1 kernel wrongly.
@@ -26,6 +26,15 @@ int main(void)
 	VAL(BPF_NETKIT_PRIMARY);
 	VAL(BPF_NETKIT_PEER);
 	VAL(BPF_LINK_TYPE_NETKIT);
+	VAL(BPF_TCX_INGRESS);
+	VAL(BPF_TCX_EGRESS);
+	VAL(BPF_LINK_TYPE_TCX);
+
+	/* tcx program return codes */
+	VAL(TCX_NEXT);
+	VAL(TCX_PASS);
+	VAL(TCX_DROP);
+	VAL(TCX_REDIRECT);
 
 	/* bpf_mprog attach flags */
 	VAL(BPF_F_REPLACE);
@@ -65,22 +74,29 @@ int main(void)
 	OFF(union bpf_attr, link_create.target_ifindex);
 	OFF(union bpf_attr, link_create.attach_type);
 	OFF(union bpf_attr, link_create.flags);
+	OFF(union bpf_attr, link_create.tcx);
+	OFF(union bpf_attr, link_create.tcx.relative_fd);
+	OFF(union bpf_attr, link_create.tcx.relative_id);
+	OFF(union bpf_attr, link_create.tcx.expected_revision);
 	OFF(union bpf_attr, link_create.netkit);
 	OFF(union bpf_attr, link_create.netkit.relative_fd);
 	OFF(union bpf_attr, link_create.netkit.relative_id);
 	OFF(union bpf_attr, link_create.netkit.expected_revision);
 
-	/* BPF_LINK_UPDATE and BPF_LINK_DETACH, used on netkit links */
+	/* BPF_LINK_UPDATE and BPF_LINK_DETACH, used on netkit and tcx links */
 	OFF(union bpf_attr, link_update.link_fd);
 	OFF(union bpf_attr, link_update.new_prog_fd);
 	OFF(union bpf_attr, link_update.flags);
 	OFF(union bpf_attr, link_update.old_prog_fd);
 	OFF(union bpf_attr, link_detach.link_fd);
 
-	/* BPF_OBJ_GET_INFO_BY_FD on a netkit link */
+	/* BPF_OBJ_GET_INFO_BY_FD on a netkit or tcx link */
 	OFF(struct bpf_link_info, type);
 	OFF(struct bpf_link_info, id);
 	OFF(struct bpf_link_info, prog_id);
+	OFF(struct bpf_link_info, tcx);
+	OFF(struct bpf_link_info, tcx.ifindex);
+	OFF(struct bpf_link_info, tcx.attach_type);
 	OFF(struct bpf_link_info, netkit);
 	OFF(struct bpf_link_info, netkit.ifindex);
 	OFF(struct bpf_link_info, netkit.attach_type);
