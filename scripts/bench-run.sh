@@ -54,7 +54,7 @@ for v in ROUNDS DURATION OMIT RR_DURATION TIMEOUT; do
 done
 [ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
 mkdir -p "$OUT"
-rm -f "$OUT"/*
+find "$OUT" -mindepth 1 -delete
 
 # The parameters travel in the cpio archive run-qemu.sh appends.
 params_dir=$(mktemp -d)
