@@ -11,20 +11,16 @@
  * returns NETKIT_NEXT. bpftool cannot attach netkit programs, so the
  * guest's bpftool test uses this, with raw bpf(2) calls only.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
+#include "netkit-util.h"
 
 static void die(const char *what)
 {
@@ -34,14 +30,8 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-	struct bpf_insn insns[] = {
-		/* r0 = NETKIT_NEXT; exit */
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = NETKIT_NEXT },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
-	int ifindex, type, prog_fd, fd;
+	int ifindex, type, prog_fd;
+	const char *failed;
 
 	if (argc < 4 || (strcmp(argv[2], "primary") && strcmp(argv[2], "peer")) ||
 	    (!strcmp(argv[3], "link") && argc != 5) ||
@@ -56,36 +46,13 @@ int main(int argc, char **argv)
 		die(argv[1]);
 	type = strcmp(argv[2], "primary") ? BPF_NETKIT_PEER : BPF_NETKIT_PRIMARY;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
-	attr.expected_attach_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (unsigned long)"GPL";
-	strncpy(attr.prog_name, "nk_pass", sizeof(attr.prog_name) - 1);
-	prog_fd = sys_bpf(BPF_PROG_LOAD, &attr);
+	prog_fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, NETKIT_NEXT,
+			       "nk_pass");
 	if (prog_fd < 0)
 		die("BPF_PROG_LOAD");
-
-	memset(&attr, 0, sizeof(attr));
-	if (!strcmp(argv[3], "prog")) {
-		attr.target_ifindex = ifindex;
-		attr.attach_bpf_fd = prog_fd;
-		attr.attach_type = type;
-		if (sys_bpf(BPF_PROG_ATTACH, &attr))
-			die("BPF_PROG_ATTACH");
-		return 0;
-	}
-	attr.link_create.prog_fd = prog_fd;
-	attr.link_create.target_ifindex = ifindex;
-	attr.link_create.attach_type = type;
-	fd = sys_bpf(BPF_LINK_CREATE, &attr);
-	if (fd < 0)
-		die("BPF_LINK_CREATE");
-	memset(&attr, 0, sizeof(attr));
-	attr.pathname = (unsigned long)argv[4];
-	attr.bpf_fd = fd;
-	if (sys_bpf(BPF_OBJ_PIN, &attr))
-		die("BPF_OBJ_PIN");
+	failed = nk_attach(ifindex, type, prog_fd,
+			   strcmp(argv[3], "link") ? NULL : argv[4]);
+	if (failed)
+		die(failed);
 	return 0;
 }

@@ -820,11 +820,6 @@ static int del_if_there(const char *name)
 
 /* ---- bpf(2) ---- */
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 /* bpf(2) with fail-nth at n (0: none). */
 static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
 		    struct outcome *o)
@@ -833,7 +828,7 @@ static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
 
 	memset(o, 0, sizeof(*o));
 	fi_arm(fault_n);
-	rc = sys_bpf(cmd, attr);
+	rc = nk_bpf(cmd, attr);
 	o->err = errno;
 	o->injected = fi_disarm(fault_n, &o->left);
 	o->res = rc < 0 ? CALL_FAIL : CALL_OK;
@@ -844,23 +839,8 @@ static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
 
 static int prog_load(int type)
 {
-	struct bpf_insn insns[] = {
-		/* r0 = NETKIT_NEXT; exit */
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = NETKIT_NEXT },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
-	int fd;
+	int fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, NETKIT_NEXT, "nkfi");
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
-	attr.expected_attach_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (unsigned long)"GPL";
-	strcpy(attr.prog_name, "nkfi");
-	fd = sys_bpf(BPF_PROG_LOAD, &attr);
 	if (fd < 0)
 		whyf("BPF_PROG_LOAD: %s", nk_errname(errno));
 	return fd;
@@ -875,7 +855,7 @@ static int obj_info(int fd, void *info, __u32 len)
 	attr.info.bpf_fd = fd;
 	attr.info.info_len = len;
 	attr.info.info = (unsigned long)info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
+	return nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
 }
 
 static __u32 prog_id(int fd)
@@ -896,7 +876,7 @@ static int id_gone(int cmd, __u32 id)
 		attr.prog_id = id;
 	else
 		attr.link_id = id;
-	fd = sys_bpf(cmd, &attr);
+	fd = nk_bpf(cmd, &attr);
 	if (fd >= 0) {
 		close(fd);
 		return 0;
@@ -950,7 +930,7 @@ static int query(int ifindex, int type, struct query *q)
 	union bpf_attr attr;
 
 	query_attr(&attr, ifindex, type, q);
-	if (sys_bpf(BPF_PROG_QUERY, &attr))
+	if (nk_bpf(BPF_PROG_QUERY, &attr))
 		return whyf("BPF_PROG_QUERY: %s", nk_errname(errno));
 	q->count = attr.query.count;
 	q->revision = attr.query.revision;
@@ -1041,7 +1021,7 @@ static int link_ids(__u32 *ids, int max)
 	int n = 0;
 
 	memset(&attr, 0, sizeof(attr));
-	while (!sys_bpf(BPF_LINK_GET_NEXT_ID, &attr) && n < max) {
+	while (!nk_bpf(BPF_LINK_GET_NEXT_ID, &attr) && n < max) {
 		ids[n++] = attr.next_id;
 		attr.start_id = attr.next_id;
 	}
@@ -2026,10 +2006,10 @@ static int check_clean(void)
 	result(good, "no netkit device left (%d devices)", ls.n);
 	memset(&attr, 0, sizeof(attr));
 	good = 1;
-	while (!sys_bpf(BPF_PROG_GET_NEXT_ID, &attr)) {
+	while (!nk_bpf(BPF_PROG_GET_NEXT_ID, &attr)) {
 		attr.start_id = attr.next_id;
 		nprog++;
-		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &(union bpf_attr){ .prog_id = attr.next_id });
+		fd = nk_bpf(BPF_PROG_GET_FD_BY_ID, &(union bpf_attr){ .prog_id = attr.next_id });
 		if (fd < 0)
 			continue;
 		if (!obj_info(fd, &pinfo, sizeof(pinfo)) && !strcmp(pinfo.name, "nkfi")) {
@@ -2041,10 +2021,10 @@ static int check_clean(void)
 	result(good, "no nkfi program left (%d programs)", nprog);
 	memset(&attr, 0, sizeof(attr));
 	good = 1;
-	while (!sys_bpf(BPF_LINK_GET_NEXT_ID, &attr)) {
+	while (!nk_bpf(BPF_LINK_GET_NEXT_ID, &attr)) {
 		attr.start_id = attr.next_id;
 		nlink++;
-		fd = sys_bpf(BPF_LINK_GET_FD_BY_ID, &(union bpf_attr){ .link_id = attr.next_id });
+		fd = nk_bpf(BPF_LINK_GET_FD_BY_ID, &(union bpf_attr){ .link_id = attr.next_id });
 		if (fd < 0)
 			continue;
 		if (!obj_info(fd, &linfo, sizeof(linfo)) &&

@@ -160,11 +160,6 @@ static const char *errname(int err)
 	return err ? nk_errname(err) : "allow";
 }
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-}
-
 static void die(const char *what)
 {
 	printf("not ok - setup: %s: %s\n", what, strerror(errno));
@@ -173,24 +168,10 @@ static void die(const char *what)
 
 /* ---- bpf ---- */
 
+/* r0 = NETKIT_PASS (TC_ACT_OK for a filter: 0); exit */
 static int prog_load(int type, int expected_attach_type, const char *name)
 {
-	struct bpf_insn insns[] = {
-		/* r0 = NETKIT_PASS (TC_ACT_OK for a filter: 0); exit */
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = NETKIT_PASS },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = type;
-	attr.expected_attach_type = expected_attach_type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (unsigned long)"GPL";
-	strncpy(attr.prog_name, name, sizeof(attr.prog_name) - 1);
-	return sys_bpf(BPF_PROG_LOAD, &attr);
+	return nk_prog_load(type, expected_attach_type, NETKIT_PASS, name);
 }
 
 static int prog_attach(int ifindex, int type, int fd)
@@ -201,7 +182,7 @@ static int prog_attach(int ifindex, int type, int fd)
 	attr.target_ifindex = ifindex;
 	attr.attach_bpf_fd = fd;
 	attr.attach_type = type;
-	return sys_bpf(BPF_PROG_ATTACH, &attr) ? -errno : 0;
+	return nk_bpf(BPF_PROG_ATTACH, &attr) ? -errno : 0;
 }
 
 static int prog_detach(int ifindex, int type, int fd)
@@ -212,7 +193,7 @@ static int prog_detach(int ifindex, int type, int fd)
 	attr.target_ifindex = ifindex;
 	attr.attach_bpf_fd = fd;	/* 0: no program fd */
 	attr.attach_type = type;
-	return sys_bpf(BPF_PROG_DETACH, &attr) ? -errno : 0;
+	return nk_bpf(BPF_PROG_DETACH, &attr) ? -errno : 0;
 }
 
 /* Number of programs attached, or -errno. ids may be NULL. */
@@ -225,7 +206,7 @@ static int prog_query(int ifindex, int type, __u32 *ids, __u32 nr_ids)
 	attr.query.attach_type = type;
 	attr.query.prog_ids = (unsigned long)ids;
 	attr.query.prog_cnt = nr_ids;
-	if (sys_bpf(BPF_PROG_QUERY, &attr))
+	if (nk_bpf(BPF_PROG_QUERY, &attr))
 		return -errno;
 	return attr.query.prog_cnt;
 }
@@ -240,7 +221,7 @@ static __u32 prog_id(int fd)
 	attr.info.bpf_fd = fd;
 	attr.info.info_len = sizeof(info);
 	attr.info.info = (unsigned long)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+	if (nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
 		die("BPF_OBJ_GET_INFO_BY_FD");
 	return info.id;
 }
@@ -541,7 +522,7 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 		attr.link_create.prog_fd = fd;
 		attr.link_create.target_ifindex = d->ifindex;
 		attr.link_create.attach_type = rw->attach_type;
-		ret = sys_bpf(BPF_LINK_CREATE, &attr);
+		ret = nk_bpf(BPF_LINK_CREATE, &attr);
 		if (ret < 0) {
 			res->err = errno;
 			break;
@@ -552,7 +533,7 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 		attr.info.bpf_fd = ret;
 		attr.info.info_len = sizeof(info);
 		attr.info.info = (unsigned long)&info;
-		if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		if (nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
 			snprintf(res->msg, sizeof(res->msg),
 				 "link info: %s", strerror(errno));
 		else if (info.type != BPF_LINK_TYPE_NETKIT ||

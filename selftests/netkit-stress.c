@@ -595,23 +595,12 @@ static int sys_bpf(int cmd, union bpf_attr *attr)
 	return ret < 0 ? -errno : ret;
 }
 
+/* The program "r0 = verdict; exit": its fd, or -errno as sys_bpf(). */
 static int prog_load(int type, int verdict, const char *name)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = verdict },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr attr;
+	int fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, verdict, name);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
-	attr.expected_attach_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = 2;
-	attr.license = (unsigned long)"GPL";
-	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
-	return sys_bpf(BPF_PROG_LOAD, &attr);
+	return fd < 0 ? -errno : fd;
 }
 
 static int prog_id(int fd)

@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the guest test helpers (selftests/netkit-*.c) share: errno names
- * for their reports and the extack message of a netlink error answer.
+ * What the guest test helpers (selftests/netkit-*.c, tcx-*.c) share: errno
+ * names for their reports, the extack message of a netlink error answer,
+ * and raw bpf(2) calls to load a one-verdict program and attach it.
  * Header-only, so each helper stays one static binary built from one .c;
- * the includer defines _GNU_SOURCE (strerrorname_np).
+ * the includer defines _GNU_SOURCE (strerrorname_np). Attach types are
+ * plain ints here, so the header builds against the netkit-only cut's
+ * uapi as well as the full series' (which adds tcx).
  */
 #ifndef NETKIT_UTIL_H
 #define NETKIT_UTIL_H
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
 #include <linux/netlink.h>
 
 /* The kernel-internal ENOTSUPP, which bpf(2) hands out; libc has no name. */
@@ -63,6 +69,67 @@ static inline const char *nk_extack_msg(const struct nlmsghdr *n, int len)
 		off += NLA_ALIGN(a->nla_len);
 	}
 	return NULL;
+}
+
+/* bpf(2) with the whole union: the result, or -1 with errno set. */
+static inline int nk_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/*
+ * Load the program "r0 = verdict; exit" of prog_type for
+ * expected_attach_type, named name (GPL). The fd, or -1 with errno set.
+ */
+static inline int nk_prog_load(int prog_type, int expected_attach_type,
+			       int verdict, const char *name)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = verdict },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = prog_type;
+	attr.expected_attach_type = expected_attach_type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	return nk_bpf(BPF_PROG_LOAD, &attr);
+}
+
+/*
+ * Attach prog_fd to the device ifindex at attach_type: with
+ * BPF_PROG_ATTACH when pin is NULL, else as a BPF link (BPF_LINK_CREATE)
+ * pinned at pin, so that it outlives the caller. NULL on success, else the
+ * name of the command that failed, with errno set.
+ */
+static inline const char *nk_attach(int ifindex, int attach_type,
+				    int prog_fd, const char *pin)
+{
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	if (!pin) {
+		attr.target_ifindex = ifindex;
+		attr.attach_bpf_fd = prog_fd;
+		attr.attach_type = attach_type;
+		return nk_bpf(BPF_PROG_ATTACH, &attr) ? "BPF_PROG_ATTACH" : NULL;
+	}
+	attr.link_create.prog_fd = prog_fd;
+	attr.link_create.target_ifindex = ifindex;
+	attr.link_create.attach_type = attach_type;
+	fd = nk_bpf(BPF_LINK_CREATE, &attr);
+	if (fd < 0)
+		return "BPF_LINK_CREATE";
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (unsigned long)pin;
+	attr.bpf_fd = fd;
+	return nk_bpf(BPF_OBJ_PIN, &attr) ? "BPF_OBJ_PIN" : NULL;
 }
 
 #endif /* NETKIT_UTIL_H */

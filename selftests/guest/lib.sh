@@ -33,3 +33,14 @@ expect_match() { # expect_match DESCRIPTION EXTENDED-REGEX TEXT
 		fail=1
 	fi
 }
+
+# pair_to_netns NETNS DEV PEER PREFIX: move PEER, the other end of DEV's
+# pair, into NETNS, bring both ends up and address DEV PREFIX.1/24 and
+# PEER PREFIX.2/24 (PREFIX is the first three octets, e.g. 10.97.0).
+pair_to_netns() {
+	ip link set "$3" netns "$1" &&
+		ip link set "$2" up &&
+		ip addr add "$4.1/24" dev "$2" &&
+		ip -n "$1" link set "$3" up &&
+		ip -n "$1" addr add "$4.2/24" dev "$3"
+}

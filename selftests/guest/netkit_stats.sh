@@ -27,17 +27,9 @@ setup() {
 	ip netns add "$NS" &&
 		ip -n "$NS" link set lo up &&
 		netkit-pair nks1 nks0 l3 pass pass &&
-		ip link set nks0 netns "$NS" &&
-		ip link set nks1 up &&
-		ip addr add 10.99.0.1/24 dev nks1 &&
-		ip -n "$NS" link set nks0 up &&
-		ip -n "$NS" addr add 10.99.0.2/24 dev nks0 &&
+		pair_to_netns "$NS" nks1 nks0 10.99.0 &&
 		netkit-pair nkd1 nkd0 l3 pass drop &&
-		ip link set nkd0 netns "$NS" &&
-		ip link set nkd1 up &&
-		ip addr add 10.98.0.1/24 dev nkd1 &&
-		ip -n "$NS" link set nkd0 up &&
-		ip -n "$NS" addr add 10.98.0.2/24 dev nkd0
+		pair_to_netns "$NS" nkd1 nkd0 10.98.0
 }
 
 cleanup() {

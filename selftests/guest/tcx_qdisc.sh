@@ -23,11 +23,7 @@ PIN_DROP=/sys/fs/bpf/tcx_qdisc_drop
 setup() {
 	ip netns add "$NS" &&
 		ip link add tcq0 type veth peer name tcq1 &&
-		ip link set tcq1 netns "$NS" &&
-		ip link set tcq0 up &&
-		ip addr add 10.97.0.1/24 dev tcq0 &&
-		ip -n "$NS" link set tcq1 up &&
-		ip -n "$NS" addr add 10.97.0.2/24 dev tcq1
+		pair_to_netns "$NS" tcq0 tcq1 10.97.0
 }
 
 cleanup() {
