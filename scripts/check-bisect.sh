@@ -3,8 +3,8 @@
 #
 # Applies the series one patch at a time in a scratch worktree and, after
 # each patch, builds what it touches: the kernel objects of changed .c
-# files (and the core netkit/bpf objects when a header changed; netkit.o
-# and mprog.o with W=1, which must not warn), libbpf and bpftool when the
+# files (and the core netkit/bpf objects when a header changed; netkit.o,
+# mprog.o and tcx.o with W=1, which must not warn), libbpf and bpftool when the
 # tools side changed, test_progs when the selftests changed. Uses the
 # kernel step's .config, so run 'make kernel' first. Slow: this is for
 # reviewers and for changing the series, not part of 'make test'.
@@ -18,7 +18,7 @@ OUT=$BUILD/bisect
 JOBS=${JOBS:-$(nproc)}
 CORE_OBJS=(kernel/bpf/syscall.o kernel/bpf/mprog.o kernel/bpf/tcx.o drivers/net/netkit.o
 	net/core/filter.o net/core/dev.o net/ethernet/eth.o net/sched/sch_ingress.o)
-W1_OBJS=(drivers/net/netkit.o kernel/bpf/mprog.o)
+W1_OBJS=(drivers/net/netkit.o kernel/bpf/mprog.o kernel/bpf/tcx.o)
 
 step check-bisect
 [ -f "$BUILD/kernel/.config" ] || die "no kernel config in $BUILD/kernel; run: make kernel"
