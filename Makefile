@@ -25,7 +25,7 @@ TREE := $(NETKIT_CACHE)/cut-netkit/linux
 BUILD := $(NETKIT_CACHE)/cut-netkit/build
 AM_TREE := $(NETKIT_CACHE)/cut-netkit/am-worktree
 T ?= tc_netkit,tc_redirect
-GUEST_TESTS ?= $(NETKIT_GUEST_TESTS)
+GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) mprog_linkrace
 else ifneq ($(CUT),)
 $(error CUT must be netkit or empty, not '$(CUT)')
 endif
@@ -36,7 +36,8 @@ $(error make $(filter check test check-bisect cover-letter mbox regress regress-
 endif
 endif
 T ?= tc_netkit,tc_redirect,tc_opts,tc_links
-GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) tcx_qdisc
+# mprog_linkrace last: if it wedges the kernel, the others have run.
+GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) tcx_qdisc mprog_linkrace
 TEST_ARGS ?= -t $(T)
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60

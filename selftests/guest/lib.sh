@@ -44,3 +44,9 @@ pair_to_netns() {
 		ip -n "$1" link set "$3" up &&
 		ip -n "$1" addr add "$4.2/24" dev "$3"
 }
+
+# wedged REASON: the kernel can no longer run tests (a task holds rtnl
+# forever, say): /init runs no further guest test and says why.
+wedged() {
+	echo "$1" >/run/netkit-6.1-wedged
+}

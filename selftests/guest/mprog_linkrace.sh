@@ -1,0 +1,58 @@
+#!/bin/sh
+# mprog_linkrace: the last reference of a link, pin, device, netns or
+# qdisc dropped while a bpf_mprog operation holds a reference on it with
+# rtnl held (netkit-linkrace.c, issue 19). On 6.1 before ab5d47bd41b1
+# (prereq/0001) a relative attach's put of its anchor link could be the
+# last, run the link's release inline and take rtnl a second time: the
+# task deadlocked on itself. Both vCPUs race for a few seconds per case;
+# a thread that stops making progress is reported within seconds, with
+# its kernel stack, and the guest's remaining tests are skipped (whatever
+# holds rtnl would hang them too).
+#
+# Env: NETKIT_LINKRACE_SECONDS (per case, default 3), NETKIT_LINKRACE_HANG
+# (seconds without progress that count as a hang; default 5, or 30 on a
+# debug kernel), NETKIT_LINKRACE_SEED.
+#
+# Runs in the test guest as root, prints one "ok"/"not ok" line per check
+# and exits non-zero if any check failed; 3 if the kernel is wedged.
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+seconds=${NETKIT_LINKRACE_SECONDS:-3}
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	hang=${NETKIT_LINKRACE_HANG:-30}
+else
+	hang=${NETKIT_LINKRACE_HANG:-5}
+fi
+# tcx's cases where the kernel carries tcx (its helper is built then).
+kinds=netkit
+command -v tcx-attach >/dev/null && kinds=netkit,tcx
+echo "# kinds: $kinds; $seconds s per case; a hang after $hang s without progress"
+
+[ "$(nproc)" -ge 2 ]
+expect "two CPUs for the two racing threads ($(nproc) online)" $?
+
+splat='WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|INFO: task .* blocked|possible recursive locking|circular locking'
+marker="mprog_linkrace: start $$ $(cut -d' ' -f1 /proc/uptime)"
+echo "$marker" >/dev/kmsg
+
+set -- -k "$kinds" -d "$seconds" -H "$hang"
+[ -n "${NETKIT_LINKRACE_SEED:-}" ] && set -- "$@" -s "$NETKIT_LINKRACE_SEED"
+netkit-linkrace "$@"
+rc=$?
+if [ "$rc" -eq 3 ]; then
+	expect "netkit-linkrace: the kernel kept making progress" 1
+	wedged "a netkit-linkrace thread is stuck in the kernel"
+	exit 3
+fi
+expect "netkit-linkrace: all its checks passed" "$rc"
+
+bad=$(dmesg | sed -n "\|$marker|,\$p" | grep -E -A20 "$splat")
+if [ -z "$bad" ]; then
+	expect "no kernel warning, lockdep report or splat in dmesg during the run" 0
+else
+	printf '%s\n' "$bad" | head -n 80 | sed 's/^/  dmesg: /'
+	expect "no kernel warning, lockdep report or splat in dmesg during the run" 1
+fi
+exit "$fail"

@@ -1,0 +1,1195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-linkrace: race the last reference of a netkit or tcx object
+ * against bpf_mprog operations that hold a reference on it with rtnl held,
+ * on two CPUs, and report a kernel that stops making progress as a failure
+ * within seconds.
+ *
+ *   netkit-linkrace [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS]
+ *                   [-s SEED] [-l]
+ *
+ * Each case runs for -d seconds (default 3) in a child process with two
+ * threads, each pinned to a CPU of its own:
+ *
+ * - the owner makes an object, publishes it and destroys it again, in a
+ *   loop (one "generation" per object);
+ * - the racer runs operations on the generation it last saw published,
+ *   through the handle the owner published (an fd, an id, a pin path, an
+ *   ifindex), and undoes what they changed.
+ *
+ * An operation "met" the destruction it raced with when it started before
+ * the owner finished destroying that generation and ended after the owner
+ * had begun to: the two were in the kernel at the same time. The counts of
+ * operations and meetings are printed per case, so that a reader sees that
+ * the race was exercised. Cases:
+ *
+ *   close-attach   the owner creates a link and closes its only fd; the
+ *                  racer names that link as the anchor of a relative
+ *                  BPF_PROG_ATTACH, BPF_PROG_DETACH or BPF_LINK_CREATE
+ *                  (BPF_F_BEFORE | BPF_F_LINK, by fd or with BPF_F_ID by
+ *                  id), on the link's hook or on the other one. bpf_mprog
+ *                  holds that reference with rtnl held; if its put is the
+ *                  last and frees the link inline, the link's release takes
+ *                  rtnl again (issue 19: 6.1's bpf_link_put() before
+ *                  ab5d47bd41b1).
+ *   xdpclose-attach  the same with an XDP link (on the pair's peer) as
+ *                  the anchor: bpf_mprog takes the reference before it
+ *                  checks the link's program type, and an XDP link's
+ *                  release takes rtnl too.
+ *   unlink-update  the owner creates a link, pins it, closes the fd and
+ *                  unlinks the pin; the racer opens the pin and updates the
+ *                  link's program (BPF_LINK_UPDATE), then closes it.
+ *   devdel-update  the owner creates a netkit pair and a link on it, then
+ *                  deletes the device (RTM_DELLINK) and closes the link;
+ *                  the racer updates or detaches the link.
+ *   netnsdel-attach  the owner creates a netkit pair whose peer lives in a
+ *                  new network namespace and drops that namespace; the
+ *                  racer attaches a program or creates a link on the
+ *                  primary while the namespace's cleanup deletes the pair.
+ *   qdiscdel-attach  (tcx) the owner adds and deletes a clsact qdisc; the
+ *                  racer creates and closes tcx links and attaches and
+ *                  detaches tcx programs on the same device.
+ *
+ * Each case runs for each kind of -k where it applies (netkit: the
+ * primary and peer hooks of a netkit pair; tcx: ingress and egress of a
+ * netkit device). The results of the racer's operations must be among the
+ * answers mainline gives for the states the object passes through; after
+ * each case no program or link may be left (the census of
+ * BPF_{PROG,LINK}_GET_NEXT_ID, given time for deferred frees) and its
+ * devices must be gone.
+ *
+ * The parent watches the two threads' heartbeats. If either has not moved
+ * for -H seconds (default 5), the kernel is wedged: the parent prints the
+ * threads' state, wait channel and kernel stack, reports the case as
+ * failed and exits 3 at once, without running more cases (whatever holds
+ * rtnl would block them too).
+ *
+ * Runs as root in the test guest; -l lists the cases. Exit status: 0 all
+ * passed, 1 a check failed, 2 usage or setup error, 3 the kernel stopped
+ * making progress.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "netkit-util.h"
+
+/* Mainline's numbers; the netkit-only cut's uapi does not name the tcx ones. */
+#define AT_TCX_INGRESS		46
+#define AT_TCX_EGRESS		47
+#define AT_NETKIT_PRIMARY	54
+#define AT_NETKIT_PEER		55
+
+#define MAX_ERRNO_SLOTS		8
+#define NR_OPS			8
+
+enum kind { KIND_NETKIT, KIND_TCX, NR_KINDS };
+static const char *const kind_names[NR_KINDS] = { "netkit", "tcx" };
+static const int kind_hooks[NR_KINDS][2] = {
+	{ AT_NETKIT_PRIMARY, AT_NETKIT_PEER },
+	{ AT_TCX_INGRESS, AT_TCX_EGRESS },
+};
+
+/* What one kind of racer operation did during a case. */
+struct op_stats {
+	const char *name;
+	unsigned long n, met;
+	int err[MAX_ERRNO_SLOTS];	/* distinct results seen (0 = success) */
+	unsigned long err_n[MAX_ERRNO_SLOTS];
+	int bad_err;			/* a result outside the allowed set */
+};
+
+/*
+ * Shared between the parent and the case's child (MAP_SHARED), and between
+ * the child's two threads.
+ */
+struct shared {
+	/* heartbeats, bumped by each thread at least once per loop */
+	volatile unsigned long beat[2];
+	volatile int stop;
+	volatile int tid[2];
+	/* the generation published and how far its destruction got */
+	volatile long live, closing, closed;
+	volatile int link_fd, ifindex, peer_ifindex;
+	volatile __u32 link_id;
+	char pin[64];
+	unsigned long gens;
+	struct op_stats ops[NR_OPS];
+	int nops;
+	char failure[512];
+};
+
+struct ctx;
+struct race_case {
+	const char *name;
+	unsigned int kinds;		/* bit per enum kind */
+	int (*setup)(struct ctx *c);
+	int (*owner)(struct ctx *c, long gen);	/* make, publish, destroy */
+	void (*racer)(struct ctx *c);		/* one operation */
+	const char *const *ops;			/* names of the racer's ops */
+	int xdp_anchor;		/* close-attach: the anchor is an XDP link */
+};
+
+struct ctx {
+	struct shared *sh;
+	const struct race_case *rc;
+	enum kind kind;
+	int hook[2];
+	int prog[2];		/* a pass program per hook */
+	int prog_alt[2];	/* another one, for updates */
+	int prog_r[2];		/* the racer's own, for its attachments */
+	int xdp_prog;		/* an XDP_PASS program, for XDP link anchors */
+	int nl;			/* the owner's rtnetlink socket */
+	int home_ns;
+	int dev, dev_peer;	/* the case's long-lived netkit pair, if any */
+	uint64_t rng;
+};
+
+static double seconds = 3, hang_after = 5;
+static uint64_t seed;
+static int failed;
+
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* Record the case's first failure; the case then stops. */
+static void fail(struct ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->sh->failure[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(c->sh->failure, sizeof(c->sh->failure), fmt, ap);
+	va_end(ap);
+	c->sh->stop = 1;
+}
+
+static uint64_t rnd(struct ctx *c)
+{
+	/* xorshift64*, seeded per case and thread */
+	c->rng ^= c->rng >> 12;
+	c->rng ^= c->rng << 25;
+	c->rng ^= c->rng >> 27;
+	return c->rng * 2685821657736338717ULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* A few hundred loop turns of jitter, so that the two sides shift. */
+static void jitter(struct ctx *c)
+{
+	volatile unsigned int i, n = rnd(c) % 512;
+
+	for (i = 0; i < n; i++)
+		;
+}
+
+/* ---- bpf(2) ---- */
+
+static int link_create(int ifindex, int type, int prog, __u32 flags,
+		       __u32 relative)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_create.prog_fd = prog;
+	a.link_create.target_ifindex = ifindex;
+	a.link_create.attach_type = type;
+	a.link_create.flags = flags;
+	/* tcx and netkit share this layout in mainline's uapi */
+	a.link_create.netkit.relative_fd = relative;
+	return nk_bpf(BPF_LINK_CREATE, &a);
+}
+
+static int prog_attach(int cmd, int ifindex, int type, int prog, __u32 flags,
+		       __u32 relative)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.target_ifindex = ifindex;
+	a.attach_bpf_fd = prog;
+	a.attach_type = type;
+	a.attach_flags = flags;
+	a.relative_fd = relative;
+	return nk_bpf(cmd, &a);
+}
+
+static __u32 link_id_of(int fd)
+{
+	struct bpf_link_info info;
+	union bpf_attr a;
+
+	memset(&info, 0, sizeof(info));
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = sizeof(info);
+	a.info.info = (unsigned long)&info;
+	return nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) ? 0 : info.id;
+}
+
+static int count_ids(int cmd)
+{
+	union bpf_attr a;
+	int n = 0;
+
+	memset(&a, 0, sizeof(a));
+	while (!nk_bpf(cmd, &a) && n < 100000) {
+		a.start_id = a.next_id;
+		n++;
+	}
+	return n;
+}
+
+/* ---- rtnetlink ---- */
+
+/* A request: the header, its ifinfomsg or tcmsg, then attributes. */
+struct nlreq {
+	char raw[1024] __attribute__((aligned(NLMSG_ALIGNTO)));
+};
+
+static struct nlmsghdr *nl_msg(struct nlreq *r, int type, int flags,
+			       size_t family_len)
+{
+	struct nlmsghdr *n = (struct nlmsghdr *)r->raw;
+
+	memset(r, 0, sizeof(*r));
+	n->nlmsg_len = NLMSG_LENGTH(family_len);
+	n->nlmsg_type = type;
+	n->nlmsg_flags = flags;
+	return n;
+}
+
+static struct rtattr *nl_attr(struct nlmsghdr *n, int type, const void *data,
+			      int len)
+{
+	struct rtattr *rta = (void *)n + NLMSG_ALIGN(n->nlmsg_len);
+
+	rta->rta_type = type;
+	rta->rta_len = RTA_LENGTH(len);
+	if (len)
+		memcpy(RTA_DATA(rta), data, len);
+	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + RTA_ALIGN(rta->rta_len);
+	return rta;
+}
+
+static void nl_end(struct nlmsghdr *n, struct rtattr *nest)
+{
+	nest->rta_len = (void *)n + n->nlmsg_len - (void *)nest;
+}
+
+static int nl_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	int fd, one = 1;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
+	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
+		return -1;
+	return fd;
+}
+
+/* Send and wait for the ack: 0 or -errno. */
+static int nl_talk(int fd, struct nlmsghdr *n)
+{
+	char buf[1024];
+	struct nlmsghdr *h = (void *)buf;
+	int len;
+
+	n->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	if (send(fd, n, n->nlmsg_len, 0) < 0)
+		return -errno;
+	len = recv(fd, buf, sizeof(buf), 0);
+	if (len < (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
+	    h->nlmsg_type != NLMSG_ERROR)
+		return -EPROTO;
+	return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+}
+
+/* A netkit pair PRIMARY/PEER in L3 mode; the peer in netns nsfd if >= 0. */
+static int nl_netkit_add(int fd, const char *name, const char *peer, int nsfd)
+{
+	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
+	struct rtattr *linkinfo, *data, *pi;
+	__u32 mode = NETKIT_L3;
+	struct nlmsghdr *n;
+	struct nlreq r;
+
+	n = nl_msg(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL,
+		   sizeof(struct ifinfomsg));
+	((struct ifinfomsg *)NLMSG_DATA(n))->ifi_family = AF_UNSPEC;
+	nl_attr(n, IFLA_IFNAME, name, strlen(name) + 1);
+	linkinfo = nl_attr(n, IFLA_LINKINFO, NULL, 0);
+	nl_attr(n, IFLA_INFO_KIND, "netkit", strlen("netkit"));
+	data = nl_attr(n, IFLA_INFO_DATA, NULL, 0);
+	nl_attr(n, IFLA_NETKIT_MODE, &mode, sizeof(mode));
+	pi = nl_attr(n, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
+	nl_attr(n, IFLA_IFNAME, peer, strlen(peer) + 1);
+	if (nsfd >= 0)
+		nl_attr(n, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
+	nl_end(n, pi);
+	nl_end(n, data);
+	nl_end(n, linkinfo);
+	return nl_talk(fd, n);
+}
+
+static int nl_link_del(int fd, int ifindex)
+{
+	struct ifinfomsg *i;
+	struct nlmsghdr *n;
+	struct nlreq r;
+
+	n = nl_msg(&r, RTM_DELLINK, 0, sizeof(*i));
+	i = NLMSG_DATA(n);
+	i->ifi_family = AF_UNSPEC;
+	i->ifi_index = ifindex;
+	return nl_talk(fd, n);
+}
+
+static int nl_clsact(int fd, int ifindex, int add)
+{
+	struct nlmsghdr *n;
+	struct tcmsg *t;
+	struct nlreq r;
+
+	n = nl_msg(&r, add ? RTM_NEWQDISC : RTM_DELQDISC,
+		   add ? NLM_F_CREATE | NLM_F_EXCL : 0, sizeof(*t));
+	t = NLMSG_DATA(n);
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	t->tcm_parent = TC_H_CLSACT;
+	nl_attr(n, TCA_KIND, "clsact", strlen("clsact") + 1);
+	return nl_talk(fd, n);
+}
+
+/* ---- racer bookkeeping ---- */
+
+static int op_index(struct ctx *c, const char *name)
+{
+	struct shared *sh = c->sh;
+	int i;
+
+	for (i = 0; i < sh->nops; i++)
+		if (!strcmp(sh->ops[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * Account one racer operation on generation gen that returned err (0 or
+ * -errno) and started when generation gen had been destroyed up to
+ * closed0. allowed lists the errnos mainline may answer, 0-terminated
+ * (success is always allowed).
+ */
+static void op_done(struct ctx *c, const char *name, long gen, long closed0,
+		    int err, const int *allowed)
+{
+	struct op_stats *s = &c->sh->ops[op_index(c, name)];
+	int i, ok = !err;
+
+	s->n++;
+	if (closed0 < gen && c->sh->closing >= gen)
+		s->met++;
+	for (i = 0; !ok && allowed[i]; i++)
+		ok = -err == allowed[i];
+	if (!ok && !s->bad_err) {
+		s->bad_err = err;
+		fail(c, "%s on generation %ld: %s, not an answer mainline gives here",
+		     name, gen, nk_errname(err));
+	}
+	for (i = 0; i < MAX_ERRNO_SLOTS; i++) {
+		if (s->err_n[i] && s->err[i] == err) {
+			s->err_n[i]++;
+			return;
+		}
+		if (!s->err_n[i]) {
+			s->err[i] = err;
+			s->err_n[i] = 1;
+			return;
+		}
+	}
+}
+
+/* Read what the owner published: the generation, or 0 if none yet. */
+static long snapshot(struct ctx *c, long *closed0)
+{
+	long gen = __atomic_load_n(&c->sh->live, __ATOMIC_ACQUIRE);
+
+	*closed0 = __atomic_load_n(&c->sh->closed, __ATOMIC_ACQUIRE);
+	return gen;
+}
+
+static void publish(struct ctx *c, long gen)
+{
+	__atomic_store_n(&c->sh->live, gen, __ATOMIC_RELEASE);
+}
+
+static void closing(struct ctx *c, long gen)
+{
+	__atomic_store_n(&c->sh->closing, gen, __ATOMIC_RELEASE);
+}
+
+static void closed(struct ctx *c, long gen)
+{
+	__atomic_store_n(&c->sh->closed, gen, __ATOMIC_RELEASE);
+}
+
+static int res(int rc)
+{
+	return rc < 0 ? -errno : 0;
+}
+
+/* ---- setups ---- */
+
+static int make_pair(struct ctx *c, const char *a, const char *b)
+{
+	int err = nl_netkit_add(c->nl, a, b, -1);
+
+	if (err) {
+		out("# RTM_NEWLINK netkit %s/%s: %s\n", a, b, nk_errname(err));
+		return -1;
+	}
+	c->dev = if_nametoindex(a);
+	c->dev_peer = if_nametoindex(b);
+	return c->dev && c->dev_peer ? 0 : -1;
+}
+
+/* The hooks' devices: netkit's primary (either hook), tcx on the primary. */
+static int setup_pair(struct ctx *c)
+{
+	return make_pair(c, "nklr0", "nklr1");
+}
+
+/* ---- close-attach ---- */
+
+static const char *const close_attach_ops[] = {
+	"attach-id", "attach-fd", "detach-id", "detach-fd", "link-id", "link-fd",
+	NULL
+};
+
+static int owner_close(struct ctx *c, long gen)
+{
+	int fd;
+
+	if (c->rc->xdp_anchor)
+		fd = link_create(c->dev_peer, BPF_XDP, c->xdp_prog, 0, 0);
+	else
+		fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0);
+	if (fd < 0) {
+		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
+		return -1;
+	}
+	c->sh->link_fd = fd;
+	c->sh->link_id = link_id_of(fd);
+	publish(c, gen);
+	jitter(c);
+	closing(c, gen);
+	close(fd);
+	closed(c, gen);
+	return 0;
+}
+
+static void racer_close(struct ctx *c)
+{
+	/*
+	 * Mainline's answers for an anchor that is gone or not on this hook
+	 * (ENOENT; EBADF for a closed fd; EINVAL for an fd or id that names
+	 * no link of this program type), and for a detach of the racer's
+	 * program, which is not attached (ENOENT) or not next to the anchor
+	 * (ERANGE).
+	 */
+	static const int allowed[] = { ENOENT, EBADF, EINVAL, ERANGE, 0 };
+	unsigned int pick = rnd(c);
+	int h = pick & 1, by_id = (pick >> 1) & 1, op = (pick >> 2) % 3;
+	__u32 flags = BPF_F_BEFORE | BPF_F_LINK | (by_id ? BPF_F_ID : 0);
+	char name[16];
+	long gen, closed0;
+	__u32 rel;
+	int err, fd;
+
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	rel = by_id ? c->sh->link_id : (__u32)c->sh->link_fd;
+	snprintf(name, sizeof(name), "%s-%s", op == 0 ? "attach" :
+		 op == 1 ? "detach" : "link", by_id ? "id" : "fd");
+	switch (op) {
+	case 0:
+		err = res(prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h],
+				      c->prog_r[h], flags, rel));
+		op_done(c, name, gen, closed0, err, allowed);
+		if (!err && prog_attach(BPF_PROG_DETACH, c->dev, c->hook[h],
+					c->prog_r[h], 0, 0))
+			fail(c, "racer: detach of its own program: %s",
+			     nk_errname(-errno));
+		break;
+	case 1:
+		err = res(prog_attach(BPF_PROG_DETACH, c->dev, c->hook[h],
+				      c->prog_r[h], flags, rel));
+		op_done(c, name, gen, closed0, err, allowed);
+		break;
+	default:
+		fd = link_create(c->dev, c->hook[h], c->prog_r[h], flags, rel);
+		err = res(fd);
+		op_done(c, name, gen, closed0, err, allowed);
+		if (fd >= 0)
+			close(fd);
+		break;
+	}
+}
+
+/* ---- unlink-update ---- */
+
+static const char *const unlink_update_ops[] = { "get-update", NULL };
+
+static int owner_unlink(struct ctx *c, long gen)
+{
+	union bpf_attr a;
+	int fd;
+
+	double t0 = now();
+
+	/*
+	 * The racer's fd may keep the last generation's link, and with it
+	 * the program, on the hook for a moment: EEXIST until it closes it.
+	 */
+	while ((fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0)) < 0 &&
+	       errno == EEXIST && now() - t0 < hang_after)
+		c->sh->beat[0]++;
+	if (fd < 0) {
+		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)c->sh->pin;
+	a.bpf_fd = fd;
+	if (nk_bpf(BPF_OBJ_PIN, &a)) {
+		fail(c, "owner: BPF_OBJ_PIN %s: %s", c->sh->pin, nk_errname(-errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	publish(c, gen);
+	jitter(c);
+	closing(c, gen);
+	if (unlink(c->sh->pin))
+		fail(c, "owner: unlink %s: %s", c->sh->pin, nk_errname(-errno));
+	closed(c, gen);
+	return 0;
+}
+
+static void racer_unlink(struct ctx *c)
+{
+	/*
+	 * The pin is gone (ENOENT); an update of a live link succeeds, or
+	 * answers EEXIST while the program is also on the hook through the
+	 * next generation's link.
+	 */
+	static const int allowed[] = { ENOENT, EEXIST, 0 };
+	long gen, closed0;
+	union bpf_attr a;
+	int fd, err;
+
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)c->sh->pin;
+	fd = nk_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0) {
+		op_done(c, "get-update", gen, closed0, -errno, allowed);
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.link_update.link_fd = fd;
+	a.link_update.new_prog_fd = c->prog_alt[0];
+	err = res(nk_bpf(BPF_LINK_UPDATE, &a));
+	op_done(c, "get-update", gen, closed0, err, allowed);
+	close(fd);
+}
+
+/* ---- devdel-update ---- */
+
+static const char *const devdel_update_ops[] = { "update", "detach", NULL };
+
+static int owner_devdel(struct ctx *c, long gen)
+{
+	int fd, err;
+
+	err = nl_netkit_add(c->nl, "nklr2", "nklr3", -1);
+	c->sh->ifindex = if_nametoindex("nklr2");
+	if (err || !c->sh->ifindex) {
+		fail(c, "owner: RTM_NEWLINK nklr2/nklr3: %s", nk_errname(err));
+		return -1;
+	}
+	fd = link_create(c->sh->ifindex, c->hook[0], c->prog[0], 0, 0);
+	if (fd < 0) {
+		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
+		nl_link_del(c->nl, c->sh->ifindex);
+		return -1;
+	}
+	c->sh->link_fd = fd;
+	publish(c, gen);
+	jitter(c);
+	closing(c, gen);
+	err = nl_link_del(c->nl, c->sh->ifindex);
+	closed(c, gen);
+	if (err)
+		fail(c, "owner: RTM_DELLINK nklr2: %s", nk_errname(err));
+	/*
+	 * The racer may still use the number: it then names a closed fd
+	 * or the next generation's link, both answers allowed below.
+	 */
+	c->sh->link_fd = -1;
+	close(fd);
+	return 0;
+}
+
+static void racer_devdel(struct ctx *c)
+{
+	/*
+	 * A live link updates (0) or detaches (0); a defunct one answers
+	 * ENOLINK to both; a closed fd EBADF, a reused one EINVAL; updating
+	 * a detached link's program: ENOLINK.
+	 */
+	static const int allowed[] = { ENOLINK, EBADF, EINVAL, 0 };
+	int detach = rnd(c) & 1, fd, err;
+	long gen, closed0;
+	union bpf_attr a;
+
+	gen = snapshot(c, &closed0);
+	fd = c->sh->link_fd;
+	if (!gen || fd < 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	if (detach) {
+		a.link_detach.link_fd = fd;
+		err = res(nk_bpf(BPF_LINK_DETACH, &a));
+	} else {
+		a.link_update.link_fd = fd;
+		a.link_update.new_prog_fd = c->prog_alt[0];
+		err = res(nk_bpf(BPF_LINK_UPDATE, &a));
+	}
+	op_done(c, detach ? "detach" : "update", gen, closed0, err, allowed);
+}
+
+/* ---- netnsdel-attach ---- */
+
+static const char *const netnsdel_attach_ops[] = { "attach", "link", NULL };
+
+static int owner_netnsdel(struct ctx *c, long gen)
+{
+	double t0;
+	int nsfd, err, ifindex;
+
+	if (unshare(CLONE_NEWNET)) {
+		fail(c, "owner: unshare(CLONE_NEWNET): %s", nk_errname(-errno));
+		return -1;
+	}
+	nsfd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (setns(c->home_ns, CLONE_NEWNET) || nsfd < 0) {
+		fail(c, "owner: back to the first netns: %s", nk_errname(-errno));
+		return -1;
+	}
+	err = nl_netkit_add(c->nl, "nklr4", "nklr5", nsfd);
+	ifindex = if_nametoindex("nklr4");
+	if (err || !ifindex) {
+		fail(c, "owner: RTM_NEWLINK nklr4/nklr5 (peer in a new netns): %s",
+		     nk_errname(err));
+		close(nsfd);
+		return -1;
+	}
+	c->sh->ifindex = ifindex;
+	publish(c, gen);
+	jitter(c);
+	closing(c, gen);
+	close(nsfd);	/* the last reference: the netns' cleanup deletes the pair */
+	t0 = now();
+	while (if_nametoindex("nklr4") == (unsigned int)ifindex) {
+		c->sh->beat[0]++;
+		if (now() - t0 > 2 * hang_after) {
+			fail(c, "owner: nklr4 still there %.0f s after its peer's netns was released",
+			     now() - t0);
+			return -1;
+		}
+		usleep(1000);
+	}
+	closed(c, gen);
+	return 0;
+}
+
+static void racer_netnsdel(struct ctx *c)
+{
+	/* the device is gone (ENODEV) or the pair lost its peer (ENXIO) */
+	static const int allowed[] = { ENODEV, ENXIO, 0 };
+	int link = rnd(c) & 1, h = rnd(c) & 1, fd, err;
+	long gen, closed0;
+
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	if (link) {
+		fd = link_create(c->sh->ifindex, c->hook[h], c->prog_r[h], 0, 0);
+		err = res(fd);
+		op_done(c, "link", gen, closed0, err, allowed);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	err = res(prog_attach(BPF_PROG_ATTACH, c->sh->ifindex, c->hook[h],
+			      c->prog_r[h], 0, 0));
+	op_done(c, "attach", gen, closed0, err, allowed);
+	if (!err)
+		prog_attach(BPF_PROG_DETACH, c->sh->ifindex, c->hook[h],
+			    c->prog_r[h], 0, 0);
+}
+
+/* ---- qdiscdel-attach (tcx) ---- */
+
+static const char *const qdiscdel_attach_ops[] = { "attach", "link", NULL };
+
+static int owner_qdiscdel(struct ctx *c, long gen)
+{
+	int err = nl_clsact(c->nl, c->dev, 1);
+
+	if (err) {
+		fail(c, "owner: RTM_NEWQDISC clsact: %s", nk_errname(err));
+		return -1;
+	}
+	publish(c, gen);
+	jitter(c);
+	closing(c, gen);
+	err = nl_clsact(c->nl, c->dev, 0);
+	closed(c, gen);
+	if (err)
+		fail(c, "owner: RTM_DELQDISC clsact: %s", nk_errname(err));
+	return 0;
+}
+
+static void racer_qdiscdel(struct ctx *c)
+{
+	/* tcx and clsact share the hook: tcx must work whatever clsact does */
+	static const int allowed[] = { 0 };
+	int link = rnd(c) & 1, h = rnd(c) & 1, fd, err;
+	long gen, closed0;
+
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	if (link) {
+		fd = link_create(c->dev, c->hook[h], c->prog_r[h], 0, 0);
+		err = res(fd);
+		op_done(c, "link", gen, closed0, err, allowed);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	err = res(prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h], c->prog_r[h],
+			      0, 0));
+	op_done(c, "attach", gen, closed0, err, allowed);
+	if (!err && prog_attach(BPF_PROG_DETACH, c->dev, c->hook[h], c->prog_r[h],
+				0, 0))
+		fail(c, "racer: detach of its own tcx program: %s",
+		     nk_errname(-errno));
+}
+
+#define BOTH	(1 << KIND_NETKIT | 1 << KIND_TCX)
+static const struct race_case cases[] = {
+	{ .name = "close-attach", .kinds = BOTH, .setup = setup_pair,
+	  .owner = owner_close, .racer = racer_close, .ops = close_attach_ops },
+	{ .name = "xdpclose-attach", .kinds = BOTH, .setup = setup_pair,
+	  .owner = owner_close, .racer = racer_close, .ops = close_attach_ops,
+	  .xdp_anchor = 1 },
+	{ .name = "unlink-update", .kinds = BOTH, .setup = setup_pair,
+	  .owner = owner_unlink, .racer = racer_unlink, .ops = unlink_update_ops },
+	{ .name = "devdel-update", .kinds = BOTH,
+	  .owner = owner_devdel, .racer = racer_devdel, .ops = devdel_update_ops },
+	{ .name = "netnsdel-attach", .kinds = BOTH,
+	  .owner = owner_netnsdel, .racer = racer_netnsdel,
+	  .ops = netnsdel_attach_ops },
+	{ .name = "qdiscdel-attach", .kinds = 1 << KIND_TCX, .setup = setup_pair,
+	  .owner = owner_qdiscdel, .racer = racer_qdiscdel,
+	  .ops = qdiscdel_attach_ops },
+};
+#define NR_CASES (int)(sizeof(cases) / sizeof(cases[0]))
+
+/* ---- the child: two threads ---- */
+
+static void *owner_thread(void *arg)
+{
+	struct ctx *c = arg;
+	long gen;
+
+	pin_to_cpu(0);
+	c->sh->tid[0] = gettid();
+	for (gen = 1; !c->sh->stop; gen++) {
+		unsigned long racer = c->sh->beat[1];
+		double t0 = now();
+
+		c->sh->beat[0]++;
+		if (c->rc->owner(c, gen))
+			break;
+		c->sh->gens = gen;
+		/*
+		 * Let the racer run at least one operation per generation (it
+		 * may lose every contest for rtnl otherwise), for 50 ms at most.
+		 */
+		while (c->sh->beat[1] == racer && !c->sh->stop && now() - t0 < 0.05)
+			c->sh->beat[0]++;
+	}
+	c->sh->stop = 1;
+	return NULL;
+}
+
+static void *racer_thread(void *arg)
+{
+	struct ctx c = *(struct ctx *)arg;
+
+	c.rng ^= 0x9e3779b97f4a7c15ULL;
+	pin_to_cpu(1);
+	c.sh->tid[1] = gettid();
+	while (!c.sh->stop) {
+		c.sh->beat[1]++;
+		c.rc->racer(&c);
+	}
+	return NULL;
+}
+
+static int load_progs(struct ctx *c)
+{
+	int h;
+
+	for (h = 0; h < 2; h++) {
+		c->prog[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
+					  c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					  "lr_pass");
+		c->prog_alt[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
+					      c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					      "lr_alt");
+		c->prog_r[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
+					    c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					    "lr_racer");
+		if (c->prog[h] < 0 || c->prog_alt[h] < 0 || c->prog_r[h] < 0)
+			return -1;
+	}
+	c->xdp_prog = nk_prog_load(BPF_PROG_TYPE_XDP, BPF_XDP, XDP_PASS,
+				   "lr_xdp");
+	return c->xdp_prog < 0 ? -1 : 0;
+}
+
+static int run_child(struct ctx *c)
+{
+	pthread_t t[2];
+	double t0;
+
+	c->nl = nl_open();
+	c->home_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (c->nl < 0 || c->home_ns < 0 || load_progs(c)) {
+		fail(c, "setup: netlink socket, netns or program load: %s",
+		     nk_errname(-errno));
+		return 2;
+	}
+	if (c->rc->setup && c->rc->setup(c)) {
+		fail(c, "setup of %s failed", c->rc->name);
+		return 2;
+	}
+	if (pthread_create(&t[0], NULL, owner_thread, c) ||
+	    pthread_create(&t[1], NULL, racer_thread, c)) {
+		fail(c, "pthread_create failed");
+		return 2;
+	}
+	t0 = now();
+	while (!c->sh->stop && now() - t0 < seconds)
+		usleep(20000);
+	c->sh->stop = 1;
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	if (c->dev)
+		nl_link_del(c->nl, c->dev);
+	return 0;
+}
+
+/* ---- the parent ---- */
+
+static void show_task(pid_t pid, int tid, const char *who)
+{
+	char path[96], buf[4096];
+	ssize_t n;
+	int fd;
+
+	out("#   %s thread %d:\n", who, tid);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = 0;
+		out("#     wchan %s\n", buf);
+		close(fd);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stack", pid, tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		out("#     (no %s: %s)\n", path, strerror(errno));
+		return;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (char *l = strtok(buf, "\n"); l; l = strtok(NULL, "\n"))
+		out("#     %s\n", l);
+}
+
+static void report_ops(const struct shared *sh)
+{
+	for (int i = 0; i < sh->nops; i++) {
+		const struct op_stats *s = &sh->ops[i];
+		char errs[256] = "";
+		int len = 0;
+
+		for (int j = 0; j < MAX_ERRNO_SLOTS && s->err_n[j]; j++)
+			len += snprintf(errs + len, sizeof(errs) - len, "%s%s %lu",
+					j ? ", " : "", nk_errname(s->err[j]),
+					s->err_n[j]);
+		out("#   %-10s %6lu ops, %5lu met the destruction (%s)\n",
+		    s->name, s->n, s->met, len ? errs : "-");
+	}
+}
+
+/* Programs and links left over, after time for deferred frees. */
+static int census_settles(int progs0, int links0, int *progs, int *links)
+{
+	double t0 = now();
+
+	do {
+		*progs = count_ids(BPF_PROG_GET_NEXT_ID);
+		*links = count_ids(BPF_LINK_GET_NEXT_ID);
+		if (*progs == progs0 && *links == links0)
+			return 1;
+		usleep(50000);
+	} while (now() - t0 < 5);
+	return 0;
+}
+
+static int run_case(const struct race_case *rc, enum kind kind, int idx)
+{
+	struct shared *sh;
+	unsigned long last[2] = { 0, 0 };
+	double moved[2], t0 = now();
+	int progs0, links0, progs, links, status, i, wedged = -1;
+	struct ctx c;
+	pid_t pid;
+
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		return 2;
+	memset(&c, 0, sizeof(c));
+	c.sh = sh;
+	c.rc = rc;
+	c.kind = kind;
+	c.hook[0] = kind_hooks[kind][0];
+	c.hook[1] = kind_hooks[kind][1];
+	c.rng = seed ^ ((uint64_t)(idx + 1) * 0x2545f4914f6cdd1dULL);
+	c.dev = c.dev_peer = 0;
+	sh->link_fd = -1;
+	snprintf(sh->pin, sizeof(sh->pin), "/sys/fs/bpf/nklr_%d", getpid());
+	for (i = 0; rc->ops[i]; i++)
+		sh->ops[i].name = rc->ops[i];
+	sh->nops = i;
+	progs0 = count_ids(BPF_PROG_GET_NEXT_ID);
+	links0 = count_ids(BPF_LINK_GET_NEXT_ID);
+
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (!pid)
+		_exit(run_child(&c));
+	moved[0] = moved[1] = now();
+	while (waitpid(pid, &status, WNOHANG) == 0) {
+		usleep(100000);
+		for (i = 0; i < 2; i++) {
+			if (sh->beat[i] != last[i]) {
+				last[i] = sh->beat[i];
+				moved[i] = now();
+			} else if (now() - moved[i] > hang_after && sh->tid[i]) {
+				wedged = i;
+			}
+		}
+		if (wedged >= 0)
+			break;
+	}
+	out("# %s/%s: %lu generations in %.1f s\n", rc->name, kind_names[kind],
+	    sh->gens, now() - t0);
+	report_ops(sh);
+	if (wedged >= 0) {
+		out("#   the %s thread made no progress for %.0f s: the kernel is wedged\n",
+		    wedged ? "racer" : "owner", hang_after);
+		show_task(pid, sh->tid[0], "owner");
+		show_task(pid, sh->tid[1], "racer");
+		out("not ok - %s/%s: no deadlock (a %s thread stuck for %.0f s)\n",
+		    rc->name, kind_names[kind], wedged ? "racer" : "owner",
+		    hang_after);
+		return 3;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		out("not ok - %s/%s: the case ran (%s)\n", rc->name,
+		    kind_names[kind], sh->failure[0] ? sh->failure : "child died");
+		return 1;
+	}
+	if (sh->failure[0]) {
+		out("not ok - %s/%s: %s\n", rc->name, kind_names[kind], sh->failure);
+		failed = 1;
+	} else {
+		out("ok - %s/%s: no deadlock, every answer one mainline gives\n",
+		    rc->name, kind_names[kind]);
+	}
+	for (i = 0; i < sh->nops; i++)
+		if (!sh->ops[i].n) {
+			out("not ok - %s/%s: the racer ran %s\n", rc->name,
+			    kind_names[kind], sh->ops[i].name);
+			failed = 1;
+		}
+	if (census_settles(progs0, links0, &progs, &links)) {
+		out("ok - %s/%s: no program or link left (%d, %d)\n", rc->name,
+		    kind_names[kind], progs, links);
+	} else {
+		out("not ok - %s/%s: no program or link left (%d programs, %d links; %d and %d before)\n",
+		    rc->name, kind_names[kind], progs, links, progs0, links0);
+		failed = 1;
+	}
+	if (if_nametoindex("nklr0") || if_nametoindex("nklr2") ||
+	    if_nametoindex("nklr4")) {
+		out("not ok - %s/%s: its devices are gone\n", rc->name,
+		    kind_names[kind]);
+		failed = 1;
+	}
+	unlink(sh->pin);
+	munmap(sh, sizeof(*sh));
+	return 0;
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr, "usage: %s [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS] [-s SEED] [-l]\n",
+		prog);
+	exit(2);
+}
+
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return 1;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || !p[n]))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *kinds = "netkit,tcx", *only = NULL;
+	int opt, k, i, idx = 0, rc, ran = 0;
+
+	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
+	while ((opt = getopt(argc, argv, "k:c:d:H:s:l")) != -1) {
+		switch (opt) {
+		case 'k':
+			kinds = optarg;
+			break;
+		case 'c':
+			only = optarg;
+			break;
+		case 'd':
+			seconds = atof(optarg);
+			break;
+		case 'H':
+			hang_after = atof(optarg);
+			break;
+		case 's':
+			seed = strtoull(optarg, NULL, 0);
+			break;
+		case 'l':
+			for (i = 0; i < NR_CASES; i++)
+				printf("%s\n", cases[i].name);
+			return 0;
+		default:
+			usage(argv[0]);
+		}
+	}
+	if (optind != argc || seconds <= 0 || hang_after <= 0)
+		usage(argv[0]);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	out("# netkit-linkrace: seed %llu (-s to replay), %.1f s per case, wedged after %.0f s without progress\n",
+	    (unsigned long long)seed, seconds, hang_after);
+	for (i = 0; i < NR_CASES; i++) {
+		if (!listed(only, cases[i].name))
+			continue;
+		for (k = 0; k < NR_KINDS; k++) {
+			if (!(cases[i].kinds & 1 << k) || !listed(kinds, kind_names[k]))
+				continue;
+			rc = run_case(&cases[i], k, idx++);
+			ran++;
+			if (rc == 3)
+				return 3;
+			if (rc)
+				failed = 1;
+		}
+	}
+	if (!ran) {
+		out("not ok - no case selected\n");
+		return 1;
+	}
+	return failed;
+}
