@@ -130,7 +130,7 @@ struct shared {
 	volatile int stop;
 	volatile int tid[2];
 	/* the generation published and how far its destruction got */
-	volatile long live, closing, closed;
+	volatile long live, started, closing, closed;
 	volatile int link_fd, ifindex, peer_ifindex;
 	volatile __u32 link_id;
 	char pin[64];
@@ -463,6 +463,7 @@ static long snapshot(struct ctx *c, long *closed0)
 	long gen = __atomic_load_n(&c->sh->live, __ATOMIC_ACQUIRE);
 
 	*closed0 = __atomic_load_n(&c->sh->closed, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&c->sh->started, gen, __ATOMIC_RELEASE);
 	return gen;
 }
 
@@ -471,8 +472,20 @@ static void publish(struct ctx *c, long gen)
 	__atomic_store_n(&c->sh->live, gen, __ATOMIC_RELEASE);
 }
 
+/*
+ * The owner is about to destroy generation gen: wait (20 ms at most) until
+ * the racer has started an operation on it, then a random few hundred
+ * loop turns, so that the destruction lands inside the racer's syscalls
+ * at varying depths.
+ */
 static void closing(struct ctx *c, long gen)
 {
+	double t0 = now();
+
+	while (__atomic_load_n(&c->sh->started, __ATOMIC_ACQUIRE) < gen &&
+	       !c->sh->stop && now() - t0 < 0.02)
+		c->sh->beat[0]++;
+	jitter(c);
 	__atomic_store_n(&c->sh->closing, gen, __ATOMIC_RELEASE);
 }
 
@@ -529,7 +542,6 @@ static int owner_close(struct ctx *c, long gen)
 	c->sh->link_fd = fd;
 	c->sh->link_id = link_id_of(fd);
 	publish(c, gen);
-	jitter(c);
 	closing(c, gen);
 	close(fd);
 	closed(c, gen);
@@ -617,7 +629,6 @@ static int owner_unlink(struct ctx *c, long gen)
 	}
 	close(fd);
 	publish(c, gen);
-	jitter(c);
 	closing(c, gen);
 	if (unlink(c->sh->pin))
 		fail(c, "owner: unlink %s: %s", c->sh->pin, nk_errname(-errno));
@@ -677,7 +688,6 @@ static int owner_devdel(struct ctx *c, long gen)
 	}
 	c->sh->link_fd = fd;
 	publish(c, gen);
-	jitter(c);
 	closing(c, gen);
 	err = nl_link_del(c->nl, c->sh->ifindex);
 	closed(c, gen);
@@ -748,7 +758,6 @@ static int owner_netnsdel(struct ctx *c, long gen)
 	}
 	c->sh->ifindex = ifindex;
 	publish(c, gen);
-	jitter(c);
 	closing(c, gen);
 	close(nsfd);	/* the last reference: the netns' cleanup deletes the pair */
 	t0 = now();
@@ -804,7 +813,6 @@ static int owner_qdiscdel(struct ctx *c, long gen)
 		return -1;
 	}
 	publish(c, gen);
-	jitter(c);
 	closing(c, gen);
 	err = nl_clsact(c->nl, c->dev, 0);
 	closed(c, gen);

@@ -11,7 +11,10 @@
 #
 # Env: NETKIT_LINKRACE_SECONDS (per case, default 3), NETKIT_LINKRACE_HANG
 # (seconds without progress that count as a hang; default 5, or 30 on a
-# debug kernel), NETKIT_LINKRACE_SEED.
+# debug kernel), NETKIT_LINKRACE_SEED, NETKIT_LINKRACE_CASES (a comma
+# list of netkit-linkrace -l's cases; default all). On the kernel command
+# line (make qemu-test CMDLINE='NETKIT_LINKRACE_SEED=...') they reach the
+# guest's environment.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed; 3 if the kernel is wedged.
@@ -39,6 +42,7 @@ echo "$marker" >/dev/kmsg
 
 set -- -k "$kinds" -d "$seconds" -H "$hang"
 [ -n "${NETKIT_LINKRACE_SEED:-}" ] && set -- "$@" -s "$NETKIT_LINKRACE_SEED"
+[ -n "${NETKIT_LINKRACE_CASES:-}" ] && set -- "$@" -c "$NETKIT_LINKRACE_CASES"
 netkit-linkrace "$@"
 rc=$?
 if [ "$rc" -eq 3 ]; then
