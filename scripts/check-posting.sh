@@ -3,7 +3,11 @@
 # consumed besides our own apply step:
 #  - the cover letter's shortlog, diffstat and count are current;
 #  - 'git am --empty=drop' of the mbox (make mbox) on the pristine base, in
-#    one call, gives exactly the tree of the applied series;
+#    one call, gives exactly the tree of the applied series, and every
+#    commit it makes ends with the sender's Signed-off-by. make check may
+#    run where git config has no identity (CI), so this mbox is a test
+#    mbox, made with the test sender below (MBOX_TEST_SENDER), in a file of
+#    its own; make mbox refusing to run without an identity is checked too;
 #  - 'quilt push -a' with QUILT_PATCHES=patches/ on the pristine base gives
 #    exactly that tree too.
 # Both run in a scratch worktree of $TREE ($CHECK_TREE) at the base tag.
@@ -14,14 +18,32 @@ set -euo pipefail
 . "$(dirname "$0")/series-lib.sh"
 
 CHECK_TREE=${CHECK_TREE:-$NETKIT_CACHE/check-worktree}
-MBOX=${MBOX:-$BUILD/netkit-6.1.mbox}
+MBOX=${CHECK_MBOX:-$BUILD/check-posting-test.mbox}
+# A test identity, never a person's: its address is under .invalid.
+TEST_SENDER='make check test sender <check-posting@test-sender.invalid>'
 
 "$(dirname "$0")/cover-letter.sh" --check
-MBOX=$MBOX "$(dirname "$0")/make-mbox.sh"
+MBOX=$MBOX MBOX_TEST_SENDER=$TEST_SENDER "$(dirname "$0")/make-mbox.sh"
 
 step check-posting
 command -v quilt >/dev/null || die "quilt not installed; run: make deps"
 need_applied
+# make mbox without a sender identity (git config user.name/user.email
+# empty, as on a fresh CI machine) must refuse, and write nothing.
+noid=$BUILD/check-posting-noid.mbox
+rm -f "$noid"
+if env -u MBOX_TEST_SENDER MBOX="$noid" GIT_CONFIG_COUNT=2 \
+	GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0= GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1= \
+	"$(dirname "$0")/make-mbox.sh" >"$LOG.noid" 2>&1; then
+	die "make mbox ran without a sender identity (git config user.name/email empty); output in $LOG.noid"
+fi
+grep -q "user.name or user.email is not set" "$LOG.noid" ||
+	die "make mbox without a sender identity failed, but not with the message that asks for one; output in $LOG.noid"
+[ ! -e "$noid" ] || die "make mbox without a sender identity left $noid behind"
+cat "$LOG.noid" >>"$LOG"
+rm -f "$LOG.noid"
+msg "make mbox refuses to run without a sender identity"
+
 base=$(base_tag)
 want=$(tree_git rev-parse "$APPLIED_REF^{tree}")
 n=$(series_patches | wc -l)
@@ -59,7 +81,15 @@ if ! ct am -q --empty=drop --committer-date-is-author-date "$MBOX" >>"$LOG" 2>&1
 fi
 applied=$(ct rev-list --count "$base..HEAD")
 [ "$applied" -eq "$n" ] || die "git am of $MBOX made $applied commits, the series has $n"
+signed=$(ct log --format='%(trailers:key=Signed-off-by,valueonly,separator=%x2C)' "$base..HEAD" |
+	awk -F, -v s="$TEST_SENDER" '$NF == s' | wc -l)
+[ "$signed" -eq "$n" ] ||
+	die "$signed of the $n commits that git am made from $MBOX end with the sender's Signed-off-by ($TEST_SENDER)"
+bad_author=$(ct log --format='%an <%ae>' "$base..HEAD" | grep -Fxc "$SENDER_PLACEHOLDER" || true)
+[ "$bad_author" -eq 0 ] ||
+	die "$bad_author commits that git am made from $MBOX have the placeholder author '$SENDER_PLACEHOLDER'"
 same_as_applied "git am --empty=drop $(basename "$MBOX")"
+msg "every commit ends with the sender's Signed-off-by; no placeholder author"
 
 pristine
 if ! (cd "$CHECK_TREE" && QUILT_PATCHES=$TOP/patches QUILT_SERIES=series \

@@ -22,3 +22,38 @@ need_applied() {
 	tree_git rev-parse -q --verify "$APPLIED_REF" >/dev/null ||
 		die "the series is not applied in $TREE; run: make apply"
 }
+
+# The From: of a patch that exists only for 6.1 ('(6.1 only)' in its
+# subject): it has no mainline author, its author is whoever sends the
+# series. The file carries this placeholder, never a name; make mbox puts
+# the sender in its place (and in the cover letter's shortlog).
+SENDER_PLACEHOLDER_NAME='Sender of the 6.1 series'
+SENDER_PLACEHOLDER="$SENDER_PLACEHOLDER_NAME <sender@invalid>"
+
+# check_sender 'Name <address>': the form a sender identity must have.
+check_sender() {
+	local re='^[^<>@]*[^<>@ ] <[^<>@ ]+@[^<>@ ]+>$'
+	[[ $1 =~ $re ]]
+}
+
+# mail_as_sent FILE SENDER: the patch mail FILE as SENDER posts it: the
+# placeholder From: of a 6.1-only patch becomes SENDER, and the message
+# (everything before the first '---' line) ends with SENDER's
+# Signed-off-by, unless it already does.
+mail_as_sent() {
+	awk -v sender="$2" -v ph="$SENDER_PLACEHOLDER" '
+		NR == 1 { hdr = 1; print; next }
+		hdr && $0 == "From: " ph { print "From: " sender; next }
+		hdr && /^$/ { hdr = 0; print; prev = ""; next }
+		!hdr && !signed && /^---$/ {
+			if (prev != "Signed-off-by: " sender) {
+				if (prev != "" && prev !~ /^[A-Za-z][A-Za-z0-9-]*: /)
+					print ""
+				print "Signed-off-by: " sender
+			}
+			signed = 1
+		}
+		{ print; prev = $0 }
+		END { if (!signed) exit 3 }
+	' "$1" || die "$1: no '---' line after the message"
+}
