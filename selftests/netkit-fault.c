@@ -6,6 +6,7 @@
  *   netkit-fault [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]
  *   netkit-fault -c
  *   netkit-fault -l
+ *   netkit-fault -S
  *
  * For each entry point (all of them unless some are named; -l lists
  * them), the call is made with the calling thread's fail-nth
@@ -28,10 +29,19 @@
  * The kernel log (/dev/kmsg) is read after every call: the stack that
  * failslab and fail_page_alloc print with verbose=2 gives the allocation
  * site, the first frame that is not an allocator function, counted per
- * entry point and in total, and for each errno other than ENOMEM. A stack
- * trace or report that no injected fault explains (WARNING, BUG, KASAN,
- * lockdep, ...) fails, and so does a fault injection report line whose
- * level would put it on the console (the caller sets the levels).
+ * entry point and in total, and for each errno other than ENOMEM. A dump
+ * ends with its " </TASK>" line; records of other CPUs that land amid it
+ * (printk serialises only the dump_stack() callers) are read as records of
+ * their own, and a dump whose end is not there yet when the call returns
+ * is waited for (0.5 s). A stack trace or report that no injected fault
+ * explains (WARNING, BUG, KASAN, lockdep, ...) fails, and so does a fault
+ * injection report line whose level would put it on the console (the
+ * caller sets the levels). A fault injection stack without a caller of
+ * the allocator is printed and counted as not attributed, but does not
+ * fail by itself - the call's result and the checks of the state decide,
+ * and an errno other than ENOMEM/ENOBUFS that only its site could explain
+ * fails; an entry point none of whose stacks could be attributed fails
+ * (the stacks are not read right).
  *
  * Entry points: RTM_NEWLINK creating a netkit pair with and without
  * IFLA_NETKIT_PEER_INFO, RTM_NEWLINK changing the policies of an existing
@@ -51,12 +61,17 @@
  * device, no netkit link and no program of this tool (named nkfi) is
  * left. Devices are named nkfi*, programs nkfi; the debugfs settings
  * (ignore-gfp-wait, ...) are up to the caller (netkit_faultinject.sh).
+ * -S is the reader's self-test, without the kernel: planted /dev/kmsg
+ * records (a recorded dump with other CPUs' records amid it, cut short,
+ * without a caller, with a WARNING or a stray stack, ...) must give the
+ * site, the problems and the errno verdict each case expects.
  * Prints "ok - ..." / "not ok - ..." lines and "# ..." notes; exits 1 if
  * a check failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +148,7 @@ struct stats {
 	int explained[8];		/* by index in explained[] */
 	int send_err[MAX_ERRNO];	/* of which: send() of the request */
 	int fi_reports, fi_slab, fi_page, alloc_warn, kmsg_lost;
+	int attributed, unattributed, interleaved, km_incomplete;
 	int nsites;
 	struct site sites[MAX_SITES];
 	int nerrsites;
@@ -251,12 +267,25 @@ static void site_add(struct stats *s, const char *name, const char *via)
 	s->nsites++;
 }
 
+/*
+ * A dump in the kernel log: the fault injection notice or warn_alloc()'s
+ * message, then dump_stack()'s lines (CPU:, Hardware name:, Call Trace:,
+ * " <TASK>", one line per frame, the user registers of the syscall entry,
+ * " </TASK>"). Only dump_stack() callers serialise against each other
+ * (printk_cpu_sync); any other printk of another CPU - the linkwatch
+ * work's "IPv6: ADDRCONF(NETDEV_CHANGE): ...: link becomes ready" for a
+ * device that was just set up, say - can land between two lines of a
+ * dump. Such a record does not end the dump (which ends with " </TASK>"):
+ * it is read as a record of its own (interleaved) and the dump goes on.
+ */
 enum { KM_NONE, KM_FI, KM_FI_STACK, KM_WARN, KM_WARN_STACK, KM_OTHER_STACK };
 #define MAX_FRAMES 64
 static int km_mode, km_nframes, km_nlines, km_fi_seen;
 static char km_frames[MAX_FRAMES][64];
-static char km_lines[MAX_FRAMES][128];	/* an unexplained stack, to print */
+static char km_lines[MAX_FRAMES][128];	/* the dump's lines, to print */
 static char km_last_site[256];		/* of the last injected fault */
+static int km_unattributed_shown, km_wait_timeouts;
+static int total_interleaved, total_unattributed, total_incomplete;
 
 /*
  * Functions that dump_stack() when an allocation under them failed:
@@ -266,27 +295,77 @@ static const char *const dumps_on_failure[] = {
 	"__register_sysctl_table",
 };
 
-static void km_finish(void)
+/* The lines of a dump_stack() (x86-64, 6.1) other than its frames. */
+static const char *const dump_prefix[] = {
+	"CPU: ", "Hardware name: ", "Workqueue: ", "Call Trace:",
+	"RIP: ", "Code: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R10: ", "R13: ",
+};
+
+static int is_dump_line(const char *s)
+{
+	size_t i;
+
+	if (s[0] == ' ')
+		return 1;
+	for (i = 0; i < sizeof(dump_prefix) / sizeof(dump_prefix[0]); i++)
+		if (!strncmp(s, dump_prefix[i], strlen(dump_prefix[i])))
+			return 1;
+	return 0;
+}
+
+static void km_print_lines(void)
+{
+	int i;
+
+	for (i = 0; i < km_nlines; i++)
+		printf("#   %s\n", km_lines[i]);
+}
+
+/* complete: the dump's " </TASK>" was read. */
+static void km_finish(int complete)
 {
 	char via[160] = "";
 	int i, site = -1, k = 0;
 	size_t len = 0;
 
+	if (km_mode == KM_NONE)
+		return;
 	for (i = 0; i < km_nframes; i++) {
 		if (!is_alloc_frame(km_frames[i])) {
 			site = i;
 			break;
 		}
 	}
-	if (km_mode == KM_FI_STACK) {
+	if (!complete && km_mode != KM_WARN && km_mode != KM_WARN_STACK) {
+		total_incomplete++;
+		if (st)
+			st->km_incomplete++;
+	}
+	if (km_mode == KM_FI || km_mode == KM_FI_STACK) {
 		if (site < 0) {
-			problem("fault injection stack without a caller of the allocator");
+			/*
+			 * Not a failure by itself: where the fault hit is
+			 * reported, what the call did is checked by its
+			 * result and the state checks (an errno that only
+			 * the site could explain still fails).
+			 */
+			total_unattributed++;
+			if (st)
+				st->unattributed++;
+			if (km_unattributed_shown++ < 5) {
+				printf("# %s n=%d: a fault injection stack %s no caller of the allocator: not attributed (reported, not a failure); its %d lines:\n",
+				       ep_name, cur_n, complete ? "has" : "ended early, with",
+				       km_nlines);
+				km_print_lines();
+			}
 		} else {
 			for (i = site + 1; i < km_nframes && k < 3; i++, k++)
 				len += snprintf(via + len, sizeof(via) - len, "%s%s",
 						k ? " < " : "", km_frames[i]);
-			if (st)
+			if (st) {
+				st->attributed++;
 				site_add(st, km_frames[site], via);
+			}
 			site_add(&total, km_frames[site], via);
 			snprintf(km_last_site, sizeof(km_last_site), "%s < %s",
 				 km_frames[site], via);
@@ -303,8 +382,7 @@ static void km_finish(void)
 		}
 		if (site != -2) {
 			problem("kernel stack trace that no injected fault explains:");
-			for (i = 0; i < km_nlines; i++)
-				printf("#   %s\n", km_lines[i]);
+			km_print_lines();
 		}
 	}
 	km_mode = KM_NONE;
@@ -335,16 +413,29 @@ static void km_level(int level)
 			level, con_level);
 }
 
+/* A record that is not part of a dump: patterns, -v. */
+static void kmsg_other(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(bad_pattern) / sizeof(bad_pattern[0]); i++) {
+		if (strstr(s, bad_pattern[i])) {
+			problem("kernel log: %s", s);
+			return;
+		}
+	}
+	if (verbose)
+		printf("# kmsg: %s\n", s);
+}
+
 static void kmsg_line(const char *s, int level)
 {
 	const char *f;
-	size_t i, n;
+	size_t n;
 
-	if (km_mode == KM_FI || km_mode == KM_FI_STACK)
-		km_level(level);
 	if (!strncmp(s, "FAULT_INJECTION: forcing a failure.", 35)) {
 		km_level(level);
-		km_finish();
+		km_finish(0);
 		km_mode = KM_FI;
 		km_fi_seen++;
 		if (st) {
@@ -358,7 +449,7 @@ static void kmsg_line(const char *s, int level)
 	}
 	if (strstr(s, "page allocation failure:") || strstr(s, "vmalloc error:") ||
 	    strstr(s, "percpu: allocation failed")) {
-		km_finish();
+		km_finish(0);
 		km_mode = KM_WARN;
 		if (st)
 			st->alloc_warn++;
@@ -366,49 +457,98 @@ static void kmsg_line(const char *s, int level)
 			printf("# kmsg: %s\n", s);
 		return;
 	}
+	if (km_mode != KM_NONE && !is_dump_line(s)) {
+		/* Another CPU's record amid the dump: the dump goes on. */
+		total_interleaved++;
+		if (st)
+			st->interleaved++;
+		kmsg_other(s);
+		return;
+	}
+	if (km_mode == KM_FI || km_mode == KM_FI_STACK)
+		km_level(level);
 	if (!strcmp(s, "Call Trace:")) {
 		if (km_mode == KM_FI)
 			km_mode = KM_FI_STACK;
 		else if (km_mode == KM_WARN)
 			km_mode = KM_WARN_STACK;
-		else
+		else {
+			km_finish(0);
 			km_mode = KM_OTHER_STACK;
+		}
 		return;
 	}
-	if (!strncmp(s, "CPU: ", 5) || !strncmp(s, "Hardware name: ", 15)) {
+	if (!strncmp(s, "CPU: ", 5)) {
+		/* The first line of a dump: in a stack, a new dump starts. */
 		if (km_mode != KM_FI && km_mode != KM_WARN)
-			km_finish();
+			km_finish(0);
 		return;
 	}
-	if (s[0] == ' ' && km_mode >= KM_FI_STACK) {
-		f = s + strspn(s, " ");
-		if (km_nlines < MAX_FRAMES)
-			snprintf(km_lines[km_nlines++], sizeof(km_lines[0]), "%s", f);
-		if (!strncmp(f, "</TASK>", 7)) {
-			km_finish();
-			return;
-		}
-		if (f[0] == '?' || f[0] == '<')
-			return;
-		n = strcspn(f, "+ ");
-		if (n >= sizeof(km_frames[0]))
-			n = sizeof(km_frames[0]) - 1;
-		if (km_nframes < MAX_FRAMES) {
-			memcpy(km_frames[km_nframes], f, n);
-			km_frames[km_nframes++][n] = 0;
-		}
+	if (km_mode < KM_FI_STACK || km_mode == KM_WARN) {
+		if (km_mode == KM_NONE)
+			kmsg_other(s);
 		return;
 	}
-	if (km_mode != KM_NONE)
-		km_finish();
-	for (i = 0; i < sizeof(bad_pattern) / sizeof(bad_pattern[0]); i++) {
-		if (strstr(s, bad_pattern[i])) {
-			problem("kernel log: %s", s);
-			return;
-		}
+	/* In the stack: frames, " <TASK>", the user registers, " </TASK>". */
+	f = s + strspn(s, " ");
+	if (km_nlines < MAX_FRAMES)
+		snprintf(km_lines[km_nlines++], sizeof(km_lines[0]), "%s", f);
+	if (!strncmp(f, "</TASK>", 7)) {
+		km_finish(1);
+		return;
 	}
-	if (verbose)
-		printf("# kmsg: %s\n", s);
+	if (s[0] != ' ' || f[0] == '?' || f[0] == '<')
+		return;
+	n = strcspn(f, "+ ");
+	if (n >= sizeof(km_frames[0]))
+		n = sizeof(km_frames[0]) - 1;
+	if (km_nframes < MAX_FRAMES) {
+		memcpy(km_frames[km_nframes], f, n);
+		km_frames[km_nframes++][n] = 0;
+	}
+}
+
+/*
+ * The source of kernel log records: /dev/kmsg, or with -S the planted
+ * records of a self-test case (NULL-terminated; "" stands for a read that
+ * finds no record yet, EAGAIN, with more to come).
+ */
+static const char *const *plant;
+
+/* Reads one record: its length, 0 if there is none now, -1 if lost. */
+static ssize_t kmsg_read(char *rec, size_t size)
+{
+	ssize_t len;
+
+	if (plant) {
+		if (!*plant || !**plant)
+			return 0;
+		len = snprintf(rec, size, "%s", *plant++);
+		return len < (ssize_t)size ? len : (ssize_t)size - 1;
+	}
+	len = read(kmsg_fd, rec, size - 1);
+	if (len < 0 && errno == EPIPE)
+		return -1;
+	return len < 0 ? 0 : len;
+}
+
+/*
+ * Waits up to ms for more records; 0 if none can come. A record that
+ * another CPU reserved but has not finished yet stops the reader (the
+ * printk ring buffer hands out records in order) although the records
+ * after it, the rest of our dump, are written.
+ */
+static int kmsg_wait(int ms)
+{
+	struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
+
+	if (plant) {
+		if (!*plant)
+			return 0;
+		plant++;	/* the "" that stood for EAGAIN */
+		return 1;
+	}
+	return poll(&pfd, 1, ms) > 0;
 }
 
 /* Reads what the kernel logged since the last call. */
@@ -416,18 +556,34 @@ static void kmsg_drain(void)
 {
 	char rec[2048], *text, *end;
 	ssize_t len;
+	double waited = 0, t;
 
-	if (kmsg_fd < 0)
+	if (kmsg_fd < 0 && !plant)
 		return;
 	for (;;) {
-		len = read(kmsg_fd, rec, sizeof(rec) - 1);
-		if (len < 0 && errno == EPIPE) {
+		len = kmsg_read(rec, sizeof(rec));
+		if (len < 0) {
 			if (st)
 				st->kmsg_lost++;
 			continue;
 		}
-		if (len <= 0)
+		if (len == 0) {
+			/*
+			 * The call has returned, so its dumps are written:
+			 * one that is not complete yet waits for its end
+			 * (up to 0.5 s; after 3 such timeouts, no more).
+			 */
+			if (km_mode == KM_NONE || km_wait_timeouts >= 3)
+				break;
+			t = now();
+			if (waited < 0.5 && kmsg_wait(50)) {
+				waited += now() - t;
+				continue;
+			}
+			if (!plant)
+				km_wait_timeouts++;
 			break;
+		}
 		rec[len] = 0;
 		text = strchr(rec, ';');
 		if (!text)
@@ -438,8 +594,7 @@ static void kmsg_drain(void)
 			*end = 0;
 		kmsg_line(text, atoi(rec) & 7);
 	}
-	/* The call has returned: its reports are complete. */
-	km_finish();
+	km_finish(0);
 }
 
 /* ---- rtnetlink ---- */
@@ -1841,6 +1996,18 @@ static void errsite_add(struct stats *s, int err, const char *site)
 	s->nerrsites++;
 }
 
+/*
+ * One stack without a caller of the allocator is reported and passes; an
+ * entry point of which no stack could be attributed fails: the stacks are
+ * not read right (a format this tool does not know).
+ */
+static void attribution_check(struct stats *s)
+{
+	if (s->fi_reports && !s->attributed)
+		problem("none of its %d fault injection stacks could be attributed to a caller of the allocator",
+			s->fi_reports);
+}
+
 static void run_ep(const struct ep *ep)
 {
 	static struct stats s;
@@ -1852,6 +2019,7 @@ static void run_ep(const struct ep *ep)
 	memset(&s, 0, sizeof(s));
 	st = &s;
 	ep_name = ep->name;
+	km_unattributed_shown = 0;
 	cur_n = 0;
 	kmsg_drain();
 	if (ep->init && !ep->init(ep->arg)) {
@@ -1947,6 +2115,7 @@ static void run_ep(const struct ep *ep)
 	if (ep->fini && !ep->fini(ep->arg))
 		problem("cleanup: %s", why);
 	kmsg_drain();
+	attribution_check(&s);
 	errnos(buf, sizeof(buf), &s);
 	if (!fault) {
 		result(done && !s.problems, "%s: works without fault injection (%.1f s)",
@@ -1961,6 +2130,8 @@ static void run_ep(const struct ep *ep)
 		printf("#   stacks read: %d (failslab %d, fail_page_alloc %d), injections without a stack (__GFP_NOWARN): %d, stacks the failures caused (warn_alloc, __register_sysctl_table): %d%s\n",
 		       s.fi_reports, s.fi_slab, s.fi_page, s.injected - s.fi_reports,
 		       s.alloc_warn, s.kmsg_lost ? ", kernel log records LOST" : "");
+		printf("#   stacks attributed: %d, not attributed: %d; records of other CPUs read amid the dumps: %d; dumps without their end: %d\n",
+		       s.attributed, s.unattributed, s.interleaved, s.km_incomplete);
 		if (done)
 			printf("#   the successful call passed %d fault points (allocations that fail-nth counts)\n",
 			       s.points);
@@ -2038,6 +2209,244 @@ static int check_clean(void)
 	return !failures;
 }
 
+/* ---- -S: the kernel log reader on planted records ---- */
+
+/*
+ * The dump_stack() of a fault injected into the first allocation of an
+ * RTM_NEWLINK request (the netlink skb of send()), as /dev/kmsg gives it
+ * on this kernel (the lines and frames of dumps recorded in
+ * netkit_faultinject on 6.1.192 with the series: no "Hardware name:"
+ * line, unreliable frames with "? ", the user registers before
+ * " </TASK>"); the self-test cases below
+ * are this dump with records of other CPUs planted in it, cut short, or
+ * changed. "" marks a read that finds no record yet (EAGAIN) with more to
+ * come.
+ */
+#define ST_NOTICE "5,9001,137782246,-;FAULT_INJECTION: forcing a failure.\\x0aname failslab, interval 1, probability 0, space 0, times 0"
+#define ST_CPU "7,9002,137782430,-;CPU: 0 PID: 1873 Comm: netkit-fault Tainted: G           OE      6.1.192+ #2 "
+#define ST_HW "7,9003,137782440,-;Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014"
+#define ST_TRACE "7,9004,137782465,-;Call Trace:"
+#define ST_TASK "7,9005,137782508,-; <TASK>"
+#define ST_ALLOC \
+	"7,9006,137782537,-; dump_stack_lvl+0x33/0x42", \
+	"7,9007,137782599,-; should_fail_ex+0x116/0x139", \
+	"7,9008,137782623,-; should_failslab+0xa/0x12", \
+	"7,9009,137782646,-; kmem_cache_alloc_node+0x3b/0x124", \
+	"7,9010,137782671,-; __alloc_skb+0x73/0x109"
+#define ST_CALLER \
+	"7,9011,137782691,-; netlink_sendmsg+0x1a9/0x314", \
+	"7,9012,137782713,-; sock_sendmsg_nosec+0xe/0x18", \
+	"7,9013,137782728,-; __sys_sendto+0xed/0x112", \
+	"7,9014,137782748,-; __x64_sys_sendto+0x20/0x23", \
+	"7,9015,137782764,-; do_syscall_64+0x39/0x46", \
+	"7,9016,137782785,-; entry_SYSCALL_64_after_hwframe+0x4b/0xb5"
+#define ST_REGS \
+	"7,9017,137783148,-;RIP: 0033:0x458e29", \
+	"7,9018,137783185,-;Code: ff ff ff ff eb b7 66 2e 0f 1f 84 00 00 00 00 00 90 80 3d ad 82 07 00 00 41 89 ca 74 1c 45 31 c9 45 31 c0 b8 2c 00 00 00 0f 05 <48> 3d 00 f0 ff ff 77 67 c3 66 0f 1f 44 00 00 55 ", \
+	"7,9019,137783204,-;RSP: 002b:00007ffca1df9968 EFLAGS: 00000246 ORIG_RAX: 000000000000002c", \
+	"7,9020,137783239,-;RAX: ffffffffffffffda RBX: 00007ffca1df9ad0 RCX: 0000000000458e29", \
+	"7,9021,137783251,-;RDX: 0000000000000020 RSI: 00007ffca1df9ad0 RDI: 0000000000000003", \
+	"7,9022,137783260,-;RBP: 000000000000000f R08: 0000000000000000 R09: 0000000000000000", \
+	"7,9023,137783268,-;R10: 0000000000000000 R11: 0000000000000246 R12: 0000000000000000", \
+	"7,9024,137783276,-;R13: 00000000004cc090 R14: 00007ffca1df9ff0 R15: 0000000000000069"
+#define ST_END "7,9025,137783292,-; </TASK>"
+#define ST_SITE "netlink_sendmsg < sock_sendmsg_nosec < __sys_sendto < __x64_sys_sendto"
+/* What another CPU logs meanwhile (the linkwatch work, a netlink warning). */
+#define ST_LINKWATCH "6,9100,137782610,-;IPv6: ADDRCONF(NETDEV_CHANGE): nkfi3p: link becomes ready"
+#define ST_LEFTOVER "4,9101,137782611,-;netlink: 4 bytes leftover after parsing attributes in process `ip'."
+#define ST_WARNING "4,9102,137782612,-;WARNING: CPU: 0 PID: 12 at net/core/dev.c:10363 netdev_run_todo+0x2d2/0x3f0"
+
+static const char *const st_plain[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER,
+	ST_REGS, ST_END, NULL
+};
+/* The flake of issue 23: a record of the linkwatch work amid the frames. */
+static const char *const st_amid_frames[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK,
+	"7,9006,137782537,-; dump_stack_lvl+0x33/0x42",
+	"7,9007,137782599,-; should_fail_ex+0x116/0x139",
+	ST_LINKWATCH,
+	"7,9008,137782623,-; should_failslab+0xa/0x12",
+	"7,9009,137782646,-; kmem_cache_alloc_node+0x3b/0x124",
+	"6,9103,137782650,-;IPv6: ADDRCONF(NETDEV_CHANGE): nkfi3: link becomes ready",
+	"7,9010,137782671,-; __alloc_skb+0x73/0x109",
+	ST_CALLER, ST_REGS, ST_END, NULL
+};
+/* ... and before the Call Trace, around a "Hardware name:" line (which
+ * this kernel does not print, a DMI one does). */
+static const char *const st_amid_head[] = {
+	ST_NOTICE, ST_LINKWATCH, ST_CPU, ST_HW, ST_LEFTOVER, ST_TRACE, ST_TASK,
+	ST_ALLOC, ST_CALLER, ST_REGS, ST_END, NULL
+};
+/* The registers' line split by another CPU's record (pr_cont). */
+static const char *const st_amid_regs[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER,
+	"7,9017,137783148,-;RIP: 0033:0x458e29",
+	"7,9019,137783204,-;RSP: 002b:00007ffca1df9968 EFLAGS: 00000246",
+	ST_LINKWATCH,
+	"7,9020,137783205,-; ORIG_RAX: 000000000000002c",
+	"7,9021,137783239,-;RAX: ffffffffffffffda RBX: 00007ffca1df9ad0 RCX: 0000000000458e29",
+	ST_END, NULL
+};
+/* The reader stopped at a record another CPU had not finished. */
+static const char *const st_reader_stopped[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, "", ST_LINKWATCH,
+	ST_CALLER, ST_REGS, ST_END, NULL
+};
+static const char *const st_warning_amid[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_WARNING,
+	ST_CALLER, ST_REGS, ST_END, NULL
+};
+static const char *const st_stray_stack[] = {
+	ST_CPU, ST_TRACE, ST_TASK,
+	"7,9006,137782537,-; dump_stack_lvl+0x33/0x42",
+	"7,9007,137782599,-; netkit_xmit+0x1a2/0x3d0",
+	"7,9008,137782623,-; dev_hard_start_xmit+0x8d/0x1d0",
+	ST_END, NULL
+};
+static const char *const st_no_caller[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC,
+	"7,9011,137782691,-; ? netlink_sendmsg+0x1a9/0x314",
+	ST_END, NULL
+};
+static const char *const st_one_without_caller[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER,
+	ST_REGS, ST_END,
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC,
+	"7,9011,137782691,-; ? netlink_sendmsg+0x1a9/0x314",
+	ST_END, NULL
+};
+static const char *const st_no_end[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER, NULL
+};
+static const char *const st_no_end_no_caller[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, "", NULL
+};
+static const char *const st_on_console[] = {
+	"4,9001,137782246,-;FAULT_INJECTION: forcing a failure.\\x0aname failslab, interval 1, probability 0, space 0, times 0",
+	ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER, ST_REGS, ST_END, NULL
+};
+static const char *const st_explained[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK,
+	"7,9006,137782537,-; dump_stack_lvl+0x33/0x42",
+	"7,9007,137782599,-; should_fail_ex+0x116/0x139",
+	"7,9008,137782623,-; should_failslab+0xa/0x12",
+	"7,9009,137782646,-; __kmalloc_node_track_caller+0x4a/0x126",
+	"7,9010,137782671,-; kvasprintf+0x6b/0xd0",
+	"7,9011,137782691,-; kobject_set_name_vargs+0x1a/0x90",
+	ST_LINKWATCH,
+	"7,9012,137782713,-; dev_set_name+0x53/0x70",
+	"7,9013,137782728,-; netdev_register_kobject+0x4e/0x170",
+	"7,9014,137782748,-; register_netdevice+0x3f0/0x5e0",
+	ST_END, NULL
+};
+/* A failure under __register_sysctl_table() dumps the stack once more. */
+static const char *const st_sysctl_dump[] = {
+	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER, ST_END,
+	ST_CPU, ST_TRACE, ST_TASK,
+	"7,9030,137783300,-; dump_stack_lvl+0x33/0x42",
+	ST_LINKWATCH,
+	"7,9031,137783310,-; __register_sysctl_table+0x4c4/0x5a0",
+	"7,9032,137783320,-; __devinet_sysctl_register+0xb1/0x150",
+	ST_END, NULL
+};
+
+static const struct st_case {
+	const char *name;
+	const char *const *recs;
+	int err;		/* the call's errno (0: not asked) */
+	const char *site;	/* the attributed site ("": none) */
+	int problems, attributed, unattributed, interleaved, incomplete;
+	int on_console;
+	int err_class;		/* errno_class(): -1, an explained[] index, NR_EXPLAINED */
+} st_cases[] = {
+	{ "plain", st_plain, ENOMEM, ST_SITE, 0, 1, 0, 0, 0, 0, -1 },
+	{ "another CPU's records amid the frames (issue 23)", st_amid_frames,
+	  ENOMEM, ST_SITE, 0, 1, 0, 2, 0, 0, -1 },
+	{ "another CPU's records before the Call Trace, one at console level",
+	  st_amid_head, ENOMEM, ST_SITE, 0, 1, 0, 2, 0, 0, -1 },
+	{ "another CPU's record splits the registers' line", st_amid_regs,
+	  ENOMEM, ST_SITE, 0, 1, 0, 1, 0, 0, -1 },
+	{ "the reader stops amid the dump and waits for its end",
+	  st_reader_stopped, ENOMEM, ST_SITE, 0, 1, 0, 1, 0, 0, -1 },
+	{ "a WARNING amid the dump still fails", st_warning_amid, ENOMEM,
+	  ST_SITE, 1, 1, 0, 1, 0, 0, -1 },
+	{ "a stack that no injected fault explains fails", st_stray_stack, 0,
+	  "", 1, 0, 0, 0, 0, 0, -1 },
+	{ "one stack without a caller among others is reported, not attributed, and passes",
+	  st_one_without_caller, ENOMEM, ST_SITE, 0, 1, 1, 0, 0, 0, -1 },
+	{ "no stack with a caller fails (the stacks are not read right)",
+	  st_no_caller, ENOMEM, "", 1, 0, 1, 0, 0, 0, -1 },
+	{ "a stack without a caller and EINVAL fails (errno not explained)",
+	  st_no_caller, EINVAL, "", 1, 0, 1, 0, 0, 0, NR_EXPLAINED },
+	{ "a dump without its end is attributed to the caller it has", st_no_end,
+	  ENOMEM, ST_SITE, 0, 1, 0, 0, 1, 0, -1 },
+	{ "a dump cut off before its caller is not attributed", st_no_end_no_caller,
+	  ENOMEM, "", 1, 0, 1, 0, 1, 0, -1 },
+	{ "a fault injection notice on the console fails", st_on_console, ENOMEM,
+	  ST_SITE, 1, 1, 0, 0, 0, 1, -1 },
+	{ "EINVAL of dev_set_name() is explained, a record amid its frames",
+	  st_explained, EINVAL, "kobject_set_name_vargs < dev_set_name < netdev_register_kobject",
+	  0, 1, 0, 1, 0, 0, 0 },
+	{ "__register_sysctl_table()'s own dump is explained, a record amid it",
+	  st_sysctl_dump, ENOMEM, ST_SITE, 0, 1, 0, 1, 0, 0, -1 },
+};
+
+/* Feeds each case to the kernel log reader; 0 if all gave what they should. */
+static int self_test(void)
+{
+	static struct stats s;
+	const struct st_case *c;
+	char got[512];
+	int i, cls, good, bad = 0;
+	size_t n;
+
+	con_level = 5;
+	for (i = 0; i < (int)(sizeof(st_cases) / sizeof(st_cases[0])); i++) {
+		c = &st_cases[i];
+		memset(&s, 0, sizeof(s));
+		st = &s;
+		ep_name = "self-test";
+		cur_n = i + 1;
+		km_mode = KM_NONE;
+		km_nframes = km_nlines = km_fi_seen = 0;
+		km_on_console = km_unattributed_shown = km_wait_timeouts = 0;
+		km_last_site[0] = 0;
+		plant = c->recs;
+		while (*plant) {
+			kmsg_drain();	/* the drains before and after a call */
+			if (*plant && !**plant)
+				plant++;
+		}
+		plant = NULL;
+		attribution_check(&s);
+		cls = c->err ? errno_class(c->err, km_last_site) : -1;
+		n = strlen(c->site);
+		good = (n ? !strncmp(km_last_site, c->site, n) : !km_last_site[0]) &&
+		       s.problems == c->problems && s.attributed == c->attributed &&
+		       s.unattributed == c->unattributed &&
+		       s.interleaved == c->interleaved &&
+		       s.km_incomplete == c->incomplete &&
+		       !!km_on_console == c->on_console && cls == c->err_class;
+		snprintf(got, sizeof(got),
+			 "site '%s', problems %d, attributed %d, not attributed %d, amid %d, without end %d, on console %d, %s %s",
+			 km_last_site, s.problems, s.attributed, s.unattributed,
+			 s.interleaved, s.km_incomplete, km_on_console,
+			 c->err ? nk_errname(c->err) : "no call",
+			 cls < 0 ? "passes" : cls < NR_EXPLAINED ? "explained" : "FAILS");
+		result(good, "self-test %d, %s: %s", i + 1, c->name, got);
+		if (!good) {
+			printf("#   expected site '%s', problems %d, attributed %d, not attributed %d, amid %d, without end %d, on console %d, errno class %d\n",
+			       c->site, c->problems, c->attributed, c->unattributed,
+			       c->interleaved, c->incomplete, c->on_console, c->err_class);
+			bad++;
+		}
+	}
+	st = NULL;
+	printf("# self-test: %d cases, %d wrong\n", i, bad);
+	return !bad;
+}
+
 static void prefault_stack(void)
 {
 	volatile char buf[256 * 1024];
@@ -2050,7 +2459,7 @@ static void prefault_stack(void)
 static void usage(const char *prog)
 {
 	fprintf(stderr, "usage: %s [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n"
-		"       %s -c | -l\n", prog, prog);
+		"       %s -c | -l | -S\n", prog, prog);
 	exit(2);
 }
 
@@ -2062,8 +2471,11 @@ int main(int argc, char **argv)
 	double t0 = now();
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "0cln:t:v")) != -1) {
+	while ((opt = getopt(argc, argv, "0clSn:t:v")) != -1) {
 		switch (opt) {
+		case 'S':
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			return !self_test();
 		case '0':
 			fault = 0;
 			break;
@@ -2146,6 +2558,8 @@ int main(int argc, char **argv)
 		       con_level, km_on_console);
 		printf("# allocation sites reached, all entry points (first frame that is not the allocator, count, < its callers):\n");
 		print_sites(&total, " ");
+		printf("# stacks not attributed: %d; records of other CPUs read amid the dumps: %d; dumps without their end: %d\n",
+		       total_unattributed, total_interleaved, total_incomplete);
 	}
 	printf("# %d entry points in %.1f s, %d failed\n", nsel, now() - t0, failures);
 	return !!failures;

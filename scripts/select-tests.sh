@@ -1,0 +1,226 @@
+#!/usr/bin/env bash
+# select-tests.sh CMD...: resolve what make qemu-test runs - the test_progs
+# arguments and the guest tests - from T, TEST_ARGS, GUEST_TESTS and CUT,
+# export it and run CMD (scripts/run-qemu.sh, scripts/check-verdict.sh).
+#
+# Every guest test, selftests/guest/<name>.sh, declares the area(s) it
+# tests in a header line of its own:
+#
+#     # area: netkit tcx
+#
+# and the areas are the test_progs tests they go with (AREA_TESTS below).
+# T is a comma-separated list of terms; each term is
+#   - a guest test's name: that guest test;
+#   - an area's name: the area's test_progs tests and its guest tests;
+#   - anything else: a test_progs -t term, passed on as it is, which also
+#     selects the guest tests of the areas of the test_progs tests it
+#     matches (test_progs' rule: the test part, before any '/', matches a
+#     test whose name contains it; the tree's prog_tests/*.c name the tests),
+#     e.g. T=tc_netkit: test_progs' tc_netkit_* and the netkit guest tests.
+# A term that selects nothing is an error. Without T, the default set: the
+# default test_progs terms and every guest test. TEST_ARGS, when set, is
+# the whole test_progs argument list instead of what T selects for it;
+# GUEST_TESTS, when set, the guest tests (empty: none). A selection without
+# any test_progs term does not run test_progs (RUN_TEST_PROGS=no).
+#
+# Exports TEST_ARGS, GUEST_TESTS, RUN_TEST_PROGS and, for the lines that
+# say what ran and what the filter left out, SEL_FILTER, SEL_LEFT_TP and
+# SEL_LEFT_GUEST. "--list" prints the guest tests with their areas,
+# "--default" the default test_progs terms.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+GUEST_DIR=$TOP/selftests/guest
+# area -> the test_progs tests (names, or name prefixes: tc_netkit is
+# tc_netkit_basic, tc_netkit_scrub, ...) that test it. tc_redirect runs
+# its peer tests on netkit too.
+declare -A AREA_TESTS=(
+	[netkit]="tc_netkit tc_redirect"
+	[tcx]="tc_opts tc_links"
+)
+# The areas each cut has (CUT=netkit: no tcx in the kernel).
+declare -A CUT_AREAS=([full]="netkit tcx" [netkit]="netkit")
+# The default test_progs terms.
+declare -A DEFAULT_T=([full]="tc_netkit,tc_redirect,tc_opts,tc_links" [netkit]="tc_netkit,tc_redirect")
+cut=${CUT:-full}
+
+# The areas a guest test declares (its first "# area:" line).
+areas_of() {
+	local f=$GUEST_DIR/$1.sh a
+	[ -f "$f" ] || die "no guest test $1 (selftests/guest/$1.sh)"
+	a=$(sed -n 's/^# area:[[:space:]]*//p' "$f" | head -n 1)
+	[ -n "$a" ] || die "selftests/guest/$1.sh declares no area: add a '# area: <area>...' header line (areas: ${!AREA_TESTS[*]})"
+	printf '%s\n' "$a"
+}
+
+# All guest tests of this cut, by name: those whose every area the cut has.
+guest_all() {
+	local f t a ok
+	for f in "$GUEST_DIR"/*.sh; do
+		t=$(basename "$f" .sh)
+		[ "$t" != lib ] || continue
+		ok=1
+		for a in $(areas_of "$t"); do
+			[ -n "${AREA_TESTS[$a]+x}" ] ||
+				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${!AREA_TESTS[*]}; a new one goes into AREA_TESTS in scripts/select-tests.sh)"
+			[[ " ${CUT_AREAS[$cut]} " == *" $a "* ]] || ok=
+		done
+		[ -z "$ok" ] || printf '%s\n' "$t"
+	done
+}
+
+# The test_progs tests of the tree (as its Makefile lists them in tests.h).
+tp_all() {
+	local dir=$TREE/tools/testing/selftests/bpf/prog_tests
+	[ -d "$dir" ] || die "no $dir; run: make apply"
+	sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/\2/p' "$dir"/*.c | sort -u
+}
+
+# tp_match TERM: the tree's test_progs tests that -t TERM runs.
+tp_match() {
+	local test=${1%%/*} t
+	for t in "${TP_TESTS[@]}"; do
+		# shellcheck disable=SC2053 # test_progs' '*' globs, on purpose
+		[[ $t == *$test* ]] && printf '%s\n' "$t"
+	done
+	return 0
+}
+
+# The areas of a test_progs test.
+tp_areas() {
+	local a n
+	for a in "${!AREA_TESTS[@]}"; do
+		for n in ${AREA_TESTS[$a]}; do
+			if [ "$1" = "$n" ] || [[ $1 == "$n"_* ]]; then
+				printf '%s\n' "$a"
+				break
+			fi
+		done
+	done
+}
+
+# left_out DEFAULT SELECTED: the default terms' tests that are not
+# selected, a term whose tests are all left out by its name and count.
+left_out() {
+	local term t n left out=()
+	local -A sel=()
+	for t in $2; do sel[$t]=1; done
+	for term in ${1//,/ }; do
+		n=0 left=()
+		while read -r t; do
+			[ -n "$t" ] || continue
+			n=$((n + 1))
+			[ -n "${sel[$t]+x}" ] || left+=("$t")
+		done < <(tp_match "$term")
+		if [ "${#left[@]}" -eq "$n" ] && [ "$n" -gt 1 ]; then
+			out+=("$term ($n tests)")
+		elif [ "${#left[@]}" -ne 0 ]; then
+			out+=("${left[@]}")
+		fi
+	done
+	printf '%s' "${out[*]}"
+}
+
+list_guest() {
+	local t
+	printf '%-22s %s\n' "guest test" "areas (test_progs tests of the area)"
+	for t in $(guest_all); do
+		printf '%-22s' "$t"
+		for a in $(areas_of "$t"); do
+			printf ' %s (%s)' "$a" "${AREA_TESTS[$a]// /,}"
+		done
+		printf '\n'
+	done
+}
+
+[ -n "${CUT_AREAS[$cut]+x}" ] || die "CUT must be netkit or empty, not '$cut'"
+case ${1:-} in
+--list)
+	list_guest
+	exit 0
+	;;
+--default)
+	printf '%s\n' "${DEFAULT_T[$cut]}"
+	exit 0
+	;;
+esac
+[ "$#" -gt 0 ] || die "usage: $0 CMD... | --list | --default"
+
+mapfile -t GUEST_ALL < <(guest_all)
+# shellcheck disable=SC2034 # read through tp_match
+mapfile -t TP_TESTS < <(tp_all)
+default_t=${DEFAULT_T[$cut]}
+filter=${T:-}
+tp_terms=() guest=()
+declare -A gsel=()
+add_guest() { [ -n "${gsel[$1]+x}" ] || { gsel[$1]=1 && guest+=("$1"); }; }
+add_area() {
+	local t a
+	for t in "${GUEST_ALL[@]}"; do
+		for a in $(areas_of "$t"); do
+			[ "$a" != "$1" ] || add_guest "$t"
+		done
+	done
+}
+
+if [ -z "$filter" ]; then
+	IFS=, read -r -a tp_terms <<<"$default_t"
+	guest=("${GUEST_ALL[@]}")
+else
+	IFS=, read -r -a terms <<<"$filter"
+	for term in "${terms[@]}"; do
+		[ -n "$term" ] || continue
+		if [[ " ${GUEST_ALL[*]} " == *" $term "* ]]; then
+			add_guest "$term"
+		elif [ -f "$GUEST_DIR/$term.sh" ]; then
+			die "T=$filter: guest test $term is not part of CUT=$cut (its areas: $(areas_of "$term"))"
+		elif [ -n "${AREA_TESTS[$term]+x}" ]; then
+			[[ " ${CUT_AREAS[$cut]} " == *" $term "* ]] ||
+				die "T=$filter: area $term is not part of CUT=$cut"
+			read -r -a more <<<"${AREA_TESTS[$term]}"
+			tp_terms+=("${more[@]}")
+			add_area "$term"
+		else
+			matched=$(tp_match "$term")
+			[ -n "$matched" ] ||
+				die "T=$filter: '$term' is no test_progs test of the tree, no guest test and no area (guest tests: ${GUEST_ALL[*]}; areas: ${CUT_AREAS[$cut]})"
+			tp_terms+=("$term")
+			for a in $(for t in $matched; do tp_areas "$t"; done | sort -u); do
+				add_area "$a"
+			done
+		fi
+	done
+fi
+
+# What T selected for test_progs, and what it leaves out of the default.
+tp_list=$(IFS=,; printf '%s' "${tp_terms[*]}")
+selected=$(for term in "${tp_terms[@]}"; do tp_match "$term"; done | sort -u)
+SEL_LEFT_TP=$(left_out "$default_t" "$selected")
+if [ "${TEST_ARGS+x}" ]; then
+	RUN_TEST_PROGS=yes
+	SEL_LEFT_TP="(TEST_ARGS given)"
+elif [ -n "$tp_list" ]; then
+	RUN_TEST_PROGS=yes
+	TEST_ARGS="-t $tp_list"
+else
+	RUN_TEST_PROGS=no
+	TEST_ARGS=
+fi
+
+if [ "${GUEST_TESTS+x}" ]; then
+	for t in $GUEST_TESTS; do
+		[ -f "$GUEST_DIR/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
+	done
+else
+	GUEST_TESTS=${guest[*]}
+fi
+left=()
+for t in "${GUEST_ALL[@]}"; do
+	[[ " $GUEST_TESTS " == *" $t "* ]] || left+=("$t")
+done
+SEL_LEFT_GUEST=${left[*]}
+SEL_FILTER=${filter:+T=$filter}
+SEL_FILTER=${SEL_FILTER:-the default set}
+export TEST_ARGS GUEST_TESTS RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
+exec "$@"
