@@ -27,6 +27,12 @@
 # NETKIT_FI_TIME caps the fault loops in seconds (default 300; ~20 s are
 # used on the normal kernel); a loop stopped by the cap is a failure.
 #
+# The stacks are read right when other CPUs log meanwhile: first
+# netkit-fault -S feeds its kernel log reader planted dumps (records of
+# other CPUs amid them, cut short, without a caller, with a WARNING, a
+# stray stack, ...) and checks what it makes of each; then the fault run
+# has another process write to the kernel log all along.
+#
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed.
 
@@ -45,6 +51,10 @@ cleanup() {
 	done
 }
 cleanup
+
+# The kernel log reader on planted dumps, with no kernel involved.
+netkit-fault -S
+expect "the stack reader's self-test: planted dumps give their sites and problems" $?
 
 # Every entry point once without fault injection: the calls and the
 # checks work, and one program more than bpf_mprog holds gets ERANGE.
@@ -96,8 +106,29 @@ else
 	[ "$now" = "$con $levels" ]
 	expect "printk levels '$now' (were '$saved_printk'): stacks at level 7, console below $con" $?
 
-	netkit-fault -t "$TIME"
-	expect "fault injection into every entry point (netkit-fault, cap ${TIME} s)" $?
+	# Meanwhile another process writes to the kernel log all along, as
+	# other CPUs do (the linkwatch work logs for the pair that changelink
+	# set up a moment before, say): its records land amid the dumps and
+	# must not change what netkit-fault makes of them.
+	(
+		i=0
+		while :; do
+			i=$((i + 1))
+			echo "<7>netkit_faultinject: a record amid the dumps $i" >/dev/kmsg
+			usleep 500
+		done
+	) &
+	writer=$!
+	out=/tmp/netkit_faultinject.out
+	rm -f "$out" "$out.rc"
+	{
+		netkit-fault -t "$TIME"
+		echo $? >"$out.rc"
+	} | tee "$out"
+	kill "$writer"
+	wait "$writer" 2>/dev/null
+	amid=$(sed -n 's/^# stacks not attributed: .*; records of other CPUs read amid the dumps: \([0-9]*\);.*/\1/p' "$out")
+	expect "fault injection into every entry point (netkit-fault, cap ${TIME} s), another process writing to the kernel log meanwhile: ${amid:-no} records of other CPUs read amid the dumps" "$(cat "$out.rc")"
 
 	restore
 	now=
