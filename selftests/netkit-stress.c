@@ -9,7 +9,9 @@
  * namespace of its own with NS_PEERS more namespaces for peers, run random
  * operations (seeded, the seed is printed; -s sets it) until the workers
  * together ran ITERATIONS of them (default 1000) or SECONDS passed (default
- * 60). The run fails if fewer than ITERATIONS ran. The operations:
+ * 60); past ITERATIONS, they run the operation types that have not run
+ * yet, until each ran once. The run fails if fewer than ITERATIONS ran,
+ * or an operation type never did. The operations:
  *
  *   create     a pair over RTM_NEWLINK, L2 or L3, pass or drop policies,
  *              the peer in the worker's namespace or another one, given
@@ -1745,12 +1747,33 @@ static int pick_op(void)
 	return OP_CREATE;
 }
 
+/*
+ * Once the required iterations ran: an operation type that no worker has
+ * run yet (-1: none), which the workers then run until each type ran once,
+ * so that "every operation type ran" holds for any -n. OP_DEFUNCT comes
+ * from deleting a pair that has a link.
+ */
+static int missing_op(void)
+{
+	long n;
+	int op, i;
+
+	for (op = 0; op < NOPS; op++) {
+		for (n = 0, i = 0; i < MAX_WORKERS; i++)
+			n += __atomic_load_n(&sh->w[i].n[op], __ATOMIC_RELAXED);
+		if (!n)
+			return op;
+	}
+	return -1;
+}
+
 static int worker_main(int id)
 {
 	struct worker w = { .id = id, .st = &sh->w[id] };
 	char names[256];
 	cpu_set_t set;
-	int i, hk, n, err;
+	int i, hk, n, err, op, j;
+	struct pair *p;
 
 	snprintf(who, sizeof(who), "worker %d", id);
 	failures = &w.st->failures;
@@ -1804,11 +1827,22 @@ static int worker_main(int id)
 			w.pool[hk][i].id = err;
 		}
 
-	while (now() - t_start < time_cap &&
-	       __atomic_fetch_add(&sh->total, 1, __ATOMIC_RELAXED) < required) {
+	while (now() - t_start < time_cap) {
+		op = -1;
+		if (__atomic_fetch_add(&sh->total, 1, __ATOMIC_RELAXED) >= required &&
+		    (op = missing_op()) < 0)
+			break;
 		w.iter++;
 		w.st->iterations = w.iter;
-		switch (pick_op()) {
+		if (op == OP_DEFUNCT) {
+			p = random_link(&w, &hk, &j);
+			if (p)
+				delete_pair(&w, p, rnd(2), OP_DELETE);
+			else
+				do_attach(&w, 1);
+			continue;
+		}
+		switch (op < 0 ? pick_op() : op) {
 		case OP_CREATE:
 			do_create(&w);
 			break;
@@ -1993,9 +2027,15 @@ static int traffic_main(void)
 		}
 		usleep(2000);
 	}
-	usleep(200000);
-	while (recv(rx, payload, sizeof(payload), 0) > 0)
-		received++;
+	/*
+	 * What is still in flight (a backlog that ksoftirqd drains, on a
+	 * busy guest later than the send) arrives: wait for it, up to 10 s.
+	 */
+	for (i = 0; i < 1000 && received < sent; i++) {
+		usleep(10000);
+		while (recv(rx, payload, sizeof(payload), 0) > 0)
+			received++;
+	}
 	t->received = received;
 
 	/* Counters: read primary, peer, primary again. */
