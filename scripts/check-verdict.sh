@@ -13,6 +13,9 @@ RESULT=${RESULT:-$BUILD/result}
 
 step verdict
 [ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make qemu-test"
+# The console is read as text whatever bytes it carries (the fuzzer of
+# netkit_badinput names devices with any byte, the kernel logs them):
+# every grep below takes -a.
 log=$(tr -d '\r' <"$CONSOLE")
 problems=() guest_ok=()
 
@@ -21,7 +24,7 @@ problems=() guest_ok=()
 # Covers oopses, WARN, KASAN/UBSAN reports, lockdep and RCU-lockdep splats
 # ("WARNING: possible circular locking ...", "WARNING: suspicious RCU
 # usage"), sleeping in atomic context, stalls and lockups.
-oops=$(grep -nE '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)' <<<"$log" || true)
+oops=$(grep -a -nE '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)' <<<"$log" || true)
 [ -z "$oops" ] || problems+=("kernel reported problems on the console:"$'\n'"$(head -n 20 <<<"$oops")")
 
 # kmemleak: the guest's /init scans after the tests when the kernel has it
@@ -31,11 +34,11 @@ if [ -n "$leaks" ] && [ "$leaks" != 0 ]; then
 	if [ "$leaks" -lt 0 ]; then
 		problems+=("kmemleak was off at the end of the run (see the console)")
 	else
-		problems+=("kmemleak: $leaks unreferenced objects:"$'\n'"$(grep -A12 -m3 '^unreferenced object' <<<"$log")")
+		problems+=("kmemleak: $leaks unreferenced objects:"$'\n'"$(grep -a -A12 -m3 '^unreferenced object' <<<"$log")")
 	fi
 fi
 if [ "${DEBUG:-}" = 1 ]; then
-	grep -q 'KernelAddressSanitizer initialized' <<<"$log" ||
+	grep -a -q 'KernelAddressSanitizer initialized' <<<"$log" ||
 		problems+=("DEBUG=1 but the console does not show KASAN initialized")
 	[ -n "$leaks" ] || problems+=("DEBUG=1 but the guest made no kmemleak scan")
 fi
@@ -52,13 +55,13 @@ for t in $GUEST_TESTS; do
 	if [ -z "$grc" ]; then
 		problems+=("guest test $t did not run")
 	elif [ "$grc" -ne 0 ]; then
-		problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -E '^not ok' <<<"$log" | head -n 20)")
+		problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -a -E '^not ok' <<<"$log" | head -n 20)")
 	else
 		guest_ok+=("$t")
 	fi
 done
 
-summary=$(grep -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
+summary=$(grep -a -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
 if [ -z "$summary" ]; then
 	problems+=("no test_progs Summary line on the console")
 else
@@ -71,7 +74,7 @@ else
 	: "$subtests"
 fi
 
-bad=$(grep -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
+bad=$(grep -a -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
 printf '%s\n' "${summary:-Summary: (none)}"
 [ -z "$leaks" ] || printf 'kmemleak: %s unreferenced objects after the tests\n' "$leaks"
 [ "${#guest_ok[@]}" -eq 0 ] || printf 'guest tests passed: %s\n' "${guest_ok[*]}"
