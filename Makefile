@@ -16,16 +16,13 @@ LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 # CUT=netkit: the series up to its last netkit follow-up, without
 # patches/tcx/ - the supported netkit-only cut - in a tree and build of its
 # own, so that the full series' build stays warm (its first run unpacks
-# and builds everything once more).
-NETKIT_GUEST_TESTS := netkit_stats bpftool_netkit netkit_pairing netkit_faultinject \
-	netkit_badinput netkit_privilege netkit_stress
+# and builds everything once more). Its default set: test_progs -t
+# tc_netkit,tc_redirect and the guest tests that declare no tcx area.
 CUT ?=
 ifeq ($(CUT),netkit)
 TREE := $(NETKIT_CACHE)/cut-netkit/linux
 BUILD := $(NETKIT_CACHE)/cut-netkit/build
 AM_TREE := $(NETKIT_CACHE)/cut-netkit/am-worktree
-T ?= tc_netkit,tc_redirect
-GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) mprog_linkrace
 else ifneq ($(CUT),)
 $(error CUT must be netkit or empty, not '$(CUT)')
 endif
@@ -35,10 +32,12 @@ ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base,$
 $(error make $(filter check test check-bisect cover-letter mbox regress regress-base,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
 endif
-T ?= tc_netkit,tc_redirect,tc_opts,tc_links
-# mprog_linkrace last: if it wedges the kernel, the others have run.
-GUEST_TESTS ?= $(NETKIT_GUEST_TESTS) tcx_qdisc mprog_linkrace
-TEST_ARGS ?= -t $(T)
+# T: the filter of test_progs tests and guest tests (empty: the default
+# set, test_progs -t tc_netkit,tc_redirect,tc_opts,tc_links and every
+# guest test); scripts/select-tests.sh resolves it. TEST_ARGS and
+# GUEST_TESTS, when given, override what it selects for test_progs and
+# for the guest.
+T ?=
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
@@ -68,8 +67,15 @@ else ifneq ($(DEBUG),)
 $(error DEBUG must be 1 or empty, not '$(DEBUG)')
 endif
 
-export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL TEST_ARGS GUEST_TESTS TIMEOUT \
+export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL T TIMEOUT \
 	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG CUT
+# Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
+ifneq ($(origin TEST_ARGS),undefined)
+export TEST_ARGS
+endif
+ifneq ($(origin GUEST_TESTS),undefined)
+export GUEST_TESTS
+endif
 ifneq ($(CUT),)
 export AM_TREE
 endif
@@ -88,7 +94,7 @@ help:
 	@echo '  kernel      configure (tinyconfig + configs/*.config) and build the kernel'
 	@echo '  selftests   build test_progs and bpftool from the patched tree'
 	@echo '  initramfs   pack busybox, /init, test_progs, bpftool and ip into a cpio'
-	@echo '  qemu-test   boot it under QEMU, run test_progs $$TEST_ARGS and the guest tests, print the verdict'
+	@echo '  qemu-test   boot it under QEMU, run the test_progs tests and guest tests T selects, print the verdict'
 	@echo
 	@echo 'Tests:'
 	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi,'
@@ -115,9 +121,12 @@ help:
 	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
 	@echo '  TREE          $(TREE)'
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs, console in BUILD/console.log)'
-	@echo '  T             $(T)   (test_progs -t filter)'
-	@echo '  TEST_ARGS     $(TEST_ARGS)   (full test_progs argument list; overrides T)'
-	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (selftests/guest/<name>.sh run after test_progs; empty for none)'
+	@echo '  T             $(T)   (filter: comma-separated test_progs -t terms, guest test names and'
+	@echo '                areas; a test_progs term also selects the guest tests of its area, e.g.'
+	@echo '                T=tc_netkit: tc_netkit_* and the netkit guest tests; empty: the default set,'
+	@echo "                test_progs -t $$(scripts/select-tests.sh --default) and every guest test)"
+	@echo '  TEST_ARGS     $(TEST_ARGS)   (when given: the whole test_progs argument list instead of T'"'"'s)'
+	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (when given: the guest tests instead of T'"'"'s; empty for none)'
 	@echo '  TIMEOUT       $(TIMEOUT)s for the whole guest run; BOOT_TIMEOUT $(BOOT_TIMEOUT)s until /init'
 	@echo '  ACCEL         $(ACCEL)   (tcg; kvm is opt-in and may hang, the timeouts still apply)'
 	@echo '  QEMU_CPU      $(QEMU_CPU)   (CPU model under TCG)'
@@ -129,6 +138,9 @@ help:
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/, in NETKIT_CACHE/cut-netkit)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
+	@echo
+	@echo 'Guest tests (selftests/guest/<name>.sh; each declares its areas in a "# area: ..." line):'
+	@scripts/select-tests.sh --list | sed 's/^/  /'
 
 deps:
 	@scripts/install-deps.sh
@@ -149,10 +161,10 @@ initramfs: selftests
 	@scripts/make-initramfs.sh
 
 boot: initramfs
-	@scripts/run-qemu.sh
+	@scripts/select-tests.sh scripts/run-qemu.sh
 
 qemu-test: boot
-	@scripts/check-verdict.sh
+	@scripts/select-tests.sh scripts/check-verdict.sh
 
 check: apply
 	@scripts/check-series.sh

@@ -72,10 +72,10 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 msg "host load average before: $load0 ($(nproc) CPUs)"
 msg "bench $BENCH: $ROUNDS rounds of $WORKLOADS on $TOPOS; iperf3 ${DURATION}s (+${OMIT}s omitted), sockperf ${RR_DURATION}s; scale N = $SCALE_N${PROFILE:+; perf profile of $PROFILE}"
 # The pipeline's boot, with the bench's initramfs, console and ports;
-# its /init ignores the test arguments run-qemu.sh also appends.
+# its /init runs no test_progs and no guest test.
 INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir CONSOLE=$CONSOLE RESULT=$RAW \
 	BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot QUIET_KERNEL=1 TIMEOUT=$TIMEOUT \
-	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND GUEST_TESTS='' "$TOP/scripts/run-qemu.sh"
+	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND GUEST_TESTS='' RUN_TEST_PROGS=no "$TOP/scripts/run-qemu.sh"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s\n' "${load0// /,}" "${load1// /,}" \
 	"$(nproc)" >"$OUT/host-load.txt"

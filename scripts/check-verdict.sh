@@ -2,14 +2,19 @@
 # verdict: read the console log and the exit statuses the guest reported
 # and decide. Fails on: no exit status, a non-zero exit status of
 # test_progs or of a guest test, a guest test that did not run, no
-# test_progs Summary line, no test run at all, any failed or skipped test,
-# and any kernel panic, oops, BUG or WARN on the console.
+# test_progs Summary line (when test_progs ran), no test run at all, any
+# failed or skipped test, and any kernel panic, oops, BUG or WARN on the
+# console. Prints what ran and, for a T= filter, what it left out of the
+# default set (scripts/select-tests.sh resolves T and runs this script).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 CONSOLE=${CONSOLE:-$BUILD/console.log}
 RESULT=${RESULT:-$BUILD/result}
+TEST_ARGS=${TEST_ARGS-}
+GUEST_TESTS=${GUEST_TESTS-}
+RUN_TEST_PROGS=${RUN_TEST_PROGS:-yes}
 
 step verdict
 [ -f "$CONSOLE" ] || die "no console log at $CONSOLE; run: make qemu-test"
@@ -62,7 +67,12 @@ for t in $GUEST_TESTS; do
 done
 
 summary=$(grep -a -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
-if [ -z "$summary" ]; then
+passed=0 subtests=0
+if [ "$RUN_TEST_PROGS" = no ]; then
+	[ -z "$summary" ] || problems+=("test_progs ran although the filter selected none of its tests")
+	[ -n "$GUEST_TESTS" ] || problems+=("no test ran: the filter selected nothing")
+	summary="Summary: test_progs not run (${SEL_FILTER:-the filter} selected none of its tests)"
+elif [ -z "$summary" ]; then
 	problems+=("no test_progs Summary line on the console")
 else
 	read -r passed subtests skipped failed < <(sed -E 's/^Summary: ([0-9]+)\/([0-9]+) PASSED, ([0-9]+) SKIPPED, ([0-9]+) FAILED.*/\1 \2 \3 \4/' <<<"$summary")
@@ -75,6 +85,25 @@ else
 fi
 
 bad=$(grep -a -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
+
+# What ran: the test_progs tests the console lists (a family of tests
+# that share their first two words as one entry), the guest tests; and
+# what the filter left out of the default set.
+ran_tp=$(sed -nE 's/^#[0-9]+ +([^ :/]+):(OK|FAIL|SKIP).*/\1/p' <<<"$log" |
+	awk -F_ '{ k = NF > 2 ? $1 "_" $2 "_*" : $0; n[k]++; if (!(k in o)) o[k] = ++m }
+		END { for (k in o) s[o[k]] = k; for (i = 1; i <= m; i++)
+			printf "%s%s%s", (i > 1 ? ", " : ""), s[i], (n[s[i]] > 1 ? " (" n[s[i]] ")" : "") }')
+ran_guest=()
+for t in $GUEST_TESTS; do
+	grep -q "^NETKIT_GUEST $t rc=" "$RESULT" 2>/dev/null && ran_guest+=("$t")
+done
+ran_g=$(printf '%s, ' "${ran_guest[@]}")
+ran_g=${ran_g%, }
+printf 'ran: test_progs %s; guest tests %s\n' "${ran_tp:-none}" "${ran_g:-none}"
+if [ -n "${SEL_FILTER:-}" ] && [ "$SEL_FILTER" != "the default set" ]; then
+	printf 'left out by %s: test_progs %s; guest tests %s\n' "$SEL_FILTER" \
+		"${SEL_LEFT_TP:-nothing}" "${SEL_LEFT_GUEST:-none}"
+fi
 printf '%s\n' "${summary:-Summary: (none)}"
 [ -z "$leaks" ] || printf 'kmemleak: %s unreferenced objects after the tests\n' "$leaks"
 [ "${#guest_ok[@]}" -eq 0 ] || printf 'guest tests passed: %s\n' "${guest_ok[*]}"

@@ -10,10 +10,10 @@
 : "${TREE:=$NETKIT_CACHE/linux}"
 : "${BUILD:=$NETKIT_CACHE/build}"
 : "${LINUX_TARBALL:=/usr/src/linux-source-6.1.tar.xz}"
-# What the guest runs, for run-qemu.sh and check-verdict.sh (the
-# Makefile passes its own T/TEST_ARGS and GUEST_TESTS).
-: "${TEST_ARGS:=-t tc_netkit,tc_redirect}"
-: "${GUEST_TESTS=netkit_stats bpftool_netkit netkit_pairing netkit_faultinject netkit_badinput netkit_privilege netkit_stress}"
+# What the guest runs (TEST_ARGS, GUEST_TESTS, RUN_TEST_PROGS) is resolved
+# from T by scripts/select-tests.sh, which runs run-qemu.sh and
+# check-verdict.sh for make qemu-test; make regress and make bench pass
+# their own.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LOGDIR="$BUILD/logs"
 # shellcheck disable=SC2034
@@ -92,7 +92,7 @@ hash_of() {
 submake() {
 	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES \
 		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
-		-u TEST_ARGS -u GUEST_TESTS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
+		-u T -u TEST_ARGS -u GUEST_TESTS -u RUN_TEST_PROGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
 		-u QEMU_CPU -u TCG_OPTS -u CMDLINE -u DEBUG -u BASE_TREE -u BASE_BUILD -u REGRESS_TIMEOUT \
 		-u JOBS -u EXTRA_CONFIGS make "$@"
 }

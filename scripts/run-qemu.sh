@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # boot: boot the kernel with the initramfs under QEMU, stream the console
 # and stop at a wall-clock limit. The guest's /init runs
-# 'test_progs $TEST_ARGS', then the guest tests named in $GUEST_TESTS, and
-# writes their exit statuses to the second serial port, which QEMU stores
-# in $BUILD/result; scripts/check-verdict.sh turns the console log and
-# that file into the verdict.
+# 'test_progs $TEST_ARGS' (unless RUN_TEST_PROGS=no), then the guest tests
+# named in $GUEST_TESTS, and writes their exit statuses to the second
+# serial port, which QEMU stores in $BUILD/result;
+# scripts/check-verdict.sh turns the console log and that file into the
+# verdict. make qemu-test runs it through scripts/select-tests.sh, which
+# resolves T into these three.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +28,9 @@ RESULT=${RESULT:-$BUILD/result}
 # streams the console without the kernel's messages.
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
+TEST_ARGS=${TEST_ARGS-}
+GUEST_TESTS=${GUEST_TESTS-}
+RUN_TEST_PROGS=${RUN_TEST_PROGS:-yes}
 
 step "${BOOT_STEP:-boot}"
 [ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
@@ -48,7 +53,8 @@ esac
 args_dir=$(mktemp -d)
 trap 'rm -rf "$args_dir"' EXIT
 mkdir -p "$args_dir/root/etc/netkit-6.1"
-printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
+# No args file: /init does not run test_progs.
+[ "$RUN_TEST_PROGS" = no ] || printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
 printf '%s\n' "$GUEST_TESTS" >"$args_dir/root/etc/netkit-6.1/guest-tests"
 for t in $GUEST_TESTS; do
 	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
@@ -63,7 +69,14 @@ rm -f "$CONSOLE" "$RESULT"
 : >"$CONSOLE"
 msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
 [ -z "${CMDLINE:-}" ] || msg "kernel command line adds: $CMDLINE"
-msg "guest runs: test_progs $TEST_ARGS${GUEST_TESTS:+; then selftests/guest: $GUEST_TESTS}"
+if [ "$RUN_TEST_PROGS" = no ]; then
+	runs="no test_progs"
+else
+	runs="test_progs $TEST_ARGS"
+fi
+msg "guest runs${SEL_FILTER:+ ($SEL_FILTER)}: $runs; ${GUEST_TESTS:+then selftests/guest: }${GUEST_TESTS:-no guest test}"
+[ -z "${SEL_FILTER:-}" ] ||
+	msg "left out of the default set: test_progs ${SEL_LEFT_TP:-nothing}; guest tests ${SEL_LEFT_GUEST:-none}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$BZIMAGE" -initrd "$boot_cpio" \

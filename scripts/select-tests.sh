@@ -23,6 +23,10 @@
 # GUEST_TESTS, when set, the guest tests (empty: none). A selection without
 # any test_progs term does not run test_progs (RUN_TEST_PROGS=no).
 #
+# The guest tests run in the order of their "# order: N" header lines
+# (default 50; ties by name): today's tests from netkit_stats (10) to
+# tcx_qdisc (70), a test that may wedge the kernel last (90).
+#
 # Exports TEST_ARGS, GUEST_TESTS, RUN_TEST_PROGS and, for the lines that
 # say what ran and what the filter left out, SEL_FILTER, SEL_LEFT_TP and
 # SEL_LEFT_GUEST. "--list" prints the guest tests with their areas,
@@ -54,20 +58,29 @@ areas_of() {
 	printf '%s\n' "$a"
 }
 
-# All guest tests of this cut, by name: those whose every area the cut has.
+# A guest test's place in the run ("# order: N", default 50).
+order_of() {
+	local o
+	o=$(sed -n 's/^# order:[[:space:]]*//p' "$GUEST_DIR/$1.sh" | head -n 1)
+	[[ ${o:-50} =~ ^[0-9]+$ ]] || die "selftests/guest/$1.sh: '# order: $o' is not a number"
+	printf '%s\n' "${o:-50}"
+}
+
+# All guest tests of this cut, in their order: those with an area that the
+# cut has (a test of netkit and tcx runs its netkit part on CUT=netkit).
 guest_all() {
 	local f t a ok
 	for f in "$GUEST_DIR"/*.sh; do
 		t=$(basename "$f" .sh)
 		[ "$t" != lib ] || continue
-		ok=1
+		ok=
 		for a in $(areas_of "$t"); do
 			[ -n "${AREA_TESTS[$a]+x}" ] ||
 				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${!AREA_TESTS[*]}; a new one goes into AREA_TESTS in scripts/select-tests.sh)"
-			[[ " ${CUT_AREAS[$cut]} " == *" $a "* ]] || ok=
+			[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || ok=1
 		done
-		[ -z "$ok" ] || printf '%s\n' "$t"
-	done
+		[ -z "$ok" ] || printf '%s %s\n' "$(order_of "$t")" "$t"
+	done | sort -k1,1n -k2,2 | cut -d' ' -f2
 }
 
 # The test_progs tests of the tree (as its Makefile lists them in tests.h).
@@ -123,10 +136,10 @@ left_out() {
 }
 
 list_guest() {
-	local t
-	printf '%-22s %s\n' "guest test" "areas (test_progs tests of the area)"
+	local t a
+	printf '%-20s %5s  %s\n' "guest test" "order" "areas (their test_progs tests)"
 	for t in $(guest_all); do
-		printf '%-22s' "$t"
+		printf '%-20s %5s ' "$t" "$(order_of "$t")"
 		for a in $(areas_of "$t"); do
 			printf ' %s (%s)' "$a" "${AREA_TESTS[$a]// /,}"
 		done
@@ -166,7 +179,9 @@ add_area() {
 
 if [ -z "$filter" ]; then
 	IFS=, read -r -a tp_terms <<<"$default_t"
-	guest=("${GUEST_ALL[@]}")
+	for t in "${GUEST_ALL[@]}"; do
+		add_guest "$t"
+	done
 else
 	IFS=, read -r -a terms <<<"$filter"
 	for term in "${terms[@]}"; do

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 20
 # bpftool_netkit: what bpftool shows for netkit attachments, against the
 # output format of mainline's bpftool (netkit/0005, netkit/0006), and that
 # 'bpftool cgroup tree' still works with netkit in the kernel

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit tcx
+# order: 90
 # mprog_linkrace: the last reference of a link, pin, device, netns or
 # qdisc dropped while a bpf_mprog operation holds a reference on it with
 # rtnl held (netkit-linkrace.c, issue 19). On 6.1 before ab5d47bd41b1

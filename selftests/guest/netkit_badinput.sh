@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 45
 # netkit_badinput: malformed netkit requests. First a table of malformed
 # rtnetlink and bpf(2) requests, each answered with mainline's errno and
 # extack message (netkit-badinput table), then a seeded random mutator of

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 40
 # netkit_faultinject: fail every allocation of netkit's kernel entry
 # points in turn, through the thread's fail-nth, and check that a failed
 # call returns ENOMEM/ENOBUFS and leaves nothing behind (no device, no

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 30
 # netkit_pairing: mainline 7.1 gave netkit attribute 10 to
 # IFLA_NETKIT_PAIRING (0: pair, 1: single device). The series does not
 # carry single device mode (see README), but a request for it must fail

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 55
 # netkit_privilege: who may create and change netkit devices and manage
 # their programs. netkit-priv runs every operation (program load, create,
 # change, BPF_PROG_ATTACH, BPF_LINK_CREATE, BPF_PROG_DETACH with and without

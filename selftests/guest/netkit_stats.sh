@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 10
 # netkit_stats: the counters 'ip -s link' shows for a netkit pair move with
 # the traffic that crosses it (mainline ae1658272c64, "netkit: Add tstats
 # per-CPU traffic counters"), and what the default policy drops is counted

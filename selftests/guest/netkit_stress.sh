@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: netkit
+# order: 60
 # netkit_stress: netkit-stress on both vCPUs at once - netkit pairs made
 # and deleted (L2/L3, pass/drop, peer in another netns given by
 # IFLA_NET_NS_FD or moved there), programs and links attached, detached

@@ -1,4 +1,6 @@
 #!/bin/sh
+# area: tcx
+# order: 70
 # tcx_qdisc: tcx programs and the ingress/clsact qdiscs share a device's
 # hooks (patches/tcx/). With tcx programs and links attached, adding,
 # replacing and deleting the qdiscs must neither fail nor detach or disturb
