@@ -36,8 +36,10 @@ endif
 # set, test_progs -t tc_netkit,tc_redirect,tc_opts,tc_links and every
 # guest test); scripts/select-tests.sh resolves it. TEST_ARGS and
 # GUEST_TESTS, when given, override what it selects for test_progs and
-# for the guest.
+# for the guest. GUEST_MODE: auto runs the guest tests that a test_progs
+# term of T brings along in their smoke form, full or smoke sets all.
 T ?=
+GUEST_MODE ?= auto
 TIMEOUT ?= 900
 BOOT_TIMEOUT ?= 60
 ACCEL ?= tcg
@@ -67,7 +69,7 @@ else ifneq ($(DEBUG),)
 $(error DEBUG must be 1 or empty, not '$(DEBUG)')
 endif
 
-export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL T TIMEOUT \
+export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL T GUEST_MODE TIMEOUT \
 	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG CUT
 # Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
 ifneq ($(origin TEST_ARGS),undefined)
@@ -127,6 +129,8 @@ help:
 	@echo "                test_progs -t $$(scripts/select-tests.sh --default) and every guest test)"
 	@echo '  TEST_ARGS     $(TEST_ARGS)   (when given: the whole test_progs argument list instead of T'"'"'s)'
 	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (when given: the guest tests instead of T'"'"'s; empty for none)'
+	@echo '  GUEST_MODE    $(GUEST_MODE)   (auto: guest tests that a test_progs term of T brings along run in'
+	@echo '                their smoke form, the others in full; full or smoke: all in that form)'
 	@echo '  TIMEOUT       $(TIMEOUT)s for the whole guest run; BOOT_TIMEOUT $(BOOT_TIMEOUT)s until /init'
 	@echo '  ACCEL         $(ACCEL)   (tcg; kvm is opt-in and may hang, the timeouts still apply)'
 	@echo '  QEMU_CPU      $(QEMU_CPU)   (CPU model under TCG)'

@@ -95,7 +95,10 @@ ran_tp=$(sed -nE 's/^#[0-9]+ +([^ :/]+):(OK|FAIL|SKIP).*/\1/p' <<<"$log" |
 			printf "%s%s%s", (i > 1 ? ", " : ""), s[i], (n[s[i]] > 1 ? " (" n[s[i]] ")" : "") }')
 ran_guest=()
 for t in $GUEST_TESTS; do
-	grep -q "^NETKIT_GUEST $t rc=" "$RESULT" 2>/dev/null && ran_guest+=("$t")
+	if grep -q "^NETKIT_GUEST $t rc=" "$RESULT" 2>/dev/null; then
+		[[ " ${GUEST_SMOKE:-} " == *" $t "* ]] && t="$t (smoke)"
+		ran_guest+=("$t")
+	fi
 done
 ran_g=$(printf '%s, ' "${ran_guest[@]}")
 ran_g=${ran_g%, }

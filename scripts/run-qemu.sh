@@ -30,6 +30,7 @@ INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 TEST_ARGS=${TEST_ARGS-}
 GUEST_TESTS=${GUEST_TESTS-}
+GUEST_SMOKE=${GUEST_SMOKE-}
 RUN_TEST_PROGS=${RUN_TEST_PROGS:-yes}
 
 step "${BOOT_STEP:-boot}"
@@ -56,6 +57,7 @@ mkdir -p "$args_dir/root/etc/netkit-6.1"
 # No args file: /init does not run test_progs.
 [ "$RUN_TEST_PROGS" = no ] || printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
 printf '%s\n' "$GUEST_TESTS" >"$args_dir/root/etc/netkit-6.1/guest-tests"
+printf '%s\n' "$GUEST_SMOKE" >"$args_dir/root/etc/netkit-6.1/guest-smoke"
 for t in $GUEST_TESTS; do
 	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
 done
@@ -74,7 +76,7 @@ if [ "$RUN_TEST_PROGS" = no ]; then
 else
 	runs="test_progs $TEST_ARGS"
 fi
-msg "guest runs${SEL_FILTER:+ ($SEL_FILTER)}: $runs; ${GUEST_TESTS:+then selftests/guest: }${GUEST_TESTS:-no guest test}"
+msg "guest runs${SEL_FILTER:+ ($SEL_FILTER)}: $runs; ${GUEST_TESTS:+then selftests/guest: }${GUEST_TESTS:-no guest test}${GUEST_SMOKE:+ (in their smoke form: $GUEST_SMOKE)}"
 [ -z "${SEL_FILTER:-}" ] ||
 	msg "left out of the default set: test_progs ${SEL_LEFT_TP:-nothing}; guest tests ${SEL_LEFT_GUEST:-none}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \

@@ -27,10 +27,18 @@
 # (default 50; ties by name): today's tests from netkit_stats (10) to
 # tcx_qdisc (70), a test that may wedge the kernel last (90).
 #
-# Exports TEST_ARGS, GUEST_TESTS, RUN_TEST_PROGS and, for the lines that
-# say what ran and what the filter left out, SEL_FILTER, SEL_LEFT_TP and
-# SEL_LEFT_GUEST. "--list" prints the guest tests with their areas,
-# "--default" the default test_progs terms.
+# A guest test may have a smoke form, declared by a header line that says
+# what it leaves out ("# smoke: ..."; the test sees NETKIT_SMOKE=1). With
+# GUEST_MODE=auto (the default), the guest tests that a test_progs term
+# brings along run in their smoke form - the edit-test loop of
+# T=tc_netkit - and those of the default set, named in T or selected by an
+# area run in full; GUEST_MODE=full or smoke sets the form of all.
+#
+# Exports TEST_ARGS, GUEST_TESTS, GUEST_SMOKE (the guest tests to run in
+# their smoke form), RUN_TEST_PROGS and, for the lines that say what ran
+# and what the filter left out, SEL_FILTER, SEL_LEFT_TP and
+# SEL_LEFT_GUEST. "--list" prints the guest tests with their areas and
+# smoke forms, "--default" the default test_progs terms.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +65,9 @@ areas_of() {
 	[ -n "$a" ] || die "selftests/guest/$1.sh declares no area: add a '# area: <area>...' header line (areas: ${!AREA_TESTS[*]})"
 	printf '%s\n' "$a"
 }
+
+# What a guest test's smoke form leaves out ("": it has none).
+smoke_of() { sed -n 's/^# smoke:[[:space:]]*//p' "$GUEST_DIR/$1.sh" | head -n 1; }
 
 # A guest test's place in the run ("# order: N", default 50).
 order_of() {
@@ -136,14 +147,15 @@ left_out() {
 }
 
 list_guest() {
-	local t a
-	printf '%-20s %5s  %s\n' "guest test" "order" "areas (their test_progs tests)"
+	local t a sm
+	printf '%-20s %5s  %s\n' "guest test" "order" "areas (their test_progs tests); smoke form"
 	for t in $(guest_all); do
 		printf '%-20s %5s ' "$t" "$(order_of "$t")"
 		for a in $(areas_of "$t"); do
 			printf ' %s (%s)' "$a" "${AREA_TESTS[$a]// /,}"
 		done
-		printf '\n'
+		sm=$(smoke_of "$t")
+		printf '%s\n' "${sm:+; smoke: $sm}"
 	done
 }
 
@@ -166,13 +178,18 @@ mapfile -t TP_TESTS < <(tp_all)
 default_t=${DEFAULT_T[$cut]}
 filter=${T:-}
 tp_terms=() guest=()
+# gsel[test]: full (named, by an area, the default set) or along (brought
+# along by a test_progs term).
 declare -A gsel=()
-add_guest() { [ -n "${gsel[$1]+x}" ] || { gsel[$1]=1 && guest+=("$1"); }; }
-add_area() {
+add_guest() { # add_guest TEST full|along
+	[ -n "${gsel[$1]+x}" ] || guest+=("$1")
+	[ "${gsel[$1]:-}" = full ] || gsel[$1]=$2
+}
+add_area() { # add_area AREA full|along
 	local t a
 	for t in "${GUEST_ALL[@]}"; do
 		for a in $(areas_of "$t"); do
-			[ "$a" != "$1" ] || add_guest "$t"
+			[ "$a" != "$1" ] || add_guest "$t" "$2"
 		done
 	done
 }
@@ -180,14 +197,14 @@ add_area() {
 if [ -z "$filter" ]; then
 	IFS=, read -r -a tp_terms <<<"$default_t"
 	for t in "${GUEST_ALL[@]}"; do
-		add_guest "$t"
+		add_guest "$t" full
 	done
 else
 	IFS=, read -r -a terms <<<"$filter"
 	for term in "${terms[@]}"; do
 		[ -n "$term" ] || continue
 		if [[ " ${GUEST_ALL[*]} " == *" $term "* ]]; then
-			add_guest "$term"
+			add_guest "$term" full
 		elif [ -f "$GUEST_DIR/$term.sh" ]; then
 			die "T=$filter: guest test $term is not part of CUT=$cut (its areas: $(areas_of "$term"))"
 		elif [ -n "${AREA_TESTS[$term]+x}" ]; then
@@ -195,14 +212,14 @@ else
 				die "T=$filter: area $term is not part of CUT=$cut"
 			read -r -a more <<<"${AREA_TESTS[$term]}"
 			tp_terms+=("${more[@]}")
-			add_area "$term"
+			add_area "$term" full
 		else
 			matched=$(tp_match "$term")
 			[ -n "$matched" ] ||
 				die "T=$filter: '$term' is no test_progs test of the tree, no guest test and no area (guest tests: ${GUEST_ALL[*]}; areas: ${CUT_AREAS[$cut]})"
 			tp_terms+=("$term")
 			for a in $(for t in $matched; do tp_areas "$t"; done | sort -u); do
-				add_area "$a"
+				add_area "$a" along
 			done
 		fi
 	done
@@ -230,6 +247,17 @@ if [ "${GUEST_TESTS+x}" ]; then
 else
 	GUEST_TESTS=${guest[*]}
 fi
+# The smoke forms: of the tests T brought along (auto), of all (smoke).
+mode=${GUEST_MODE:-auto}
+case $mode in auto | full | smoke) ;; *) die "GUEST_MODE must be auto, full or smoke, not '$mode'" ;; esac
+smoke=()
+for t in $GUEST_TESTS; do
+	[ -n "$(smoke_of "$t")" ] || continue
+	if [ "$mode" = smoke ] || { [ "$mode" = auto ] && [ "${gsel[$t]:-}" = along ]; }; then
+		smoke+=("$t")
+	fi
+done
+GUEST_SMOKE=${smoke[*]}
 left=()
 for t in "${GUEST_ALL[@]}"; do
 	[[ " $GUEST_TESTS " == *" $t "* ]] || left+=("$t")
@@ -237,5 +265,5 @@ done
 SEL_LEFT_GUEST=${left[*]}
 SEL_FILTER=${filter:+T=$filter}
 SEL_FILTER=${SEL_FILTER:-the default set}
-export TEST_ARGS GUEST_TESTS RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
+export TEST_ARGS GUEST_TESTS GUEST_SMOKE RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
 exec "$@"

@@ -1,6 +1,7 @@
 #!/bin/sh
 # area: netkit
 # order: 45
+# smoke: the fuzzer sends 1000 messages instead of 10000
 # netkit_badinput: malformed netkit requests. First a table of malformed
 # rtnetlink and bpf(2) requests, each answered with mainline's errno and
 # extack message (netkit-badinput table), then a seeded random mutator of
@@ -10,8 +11,9 @@
 # must hold no splat, and a fresh netkit pair must still work.
 #
 # The kernel command line may set nkbad.count=N (fuzzer messages, default
-# 10000; lower it only for the slow debug kernel), nkbad.time=SECONDS (the
-# fuzzer's time cap, default 300) and nkbad.seed=S (replay a seed).
+# 10000, 1000 in the smoke form; lower it only for the slow debug kernel),
+# nkbad.time=SECONDS (the fuzzer's time cap, default 300) and nkbad.seed=S
+# (replay a seed).
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed.
@@ -20,6 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 
 count=10000
+[ -z "${NETKIT_SMOKE:-}" ] || count=1000
 limit=300
 seed=
 read -r cmdline </proc/cmdline
@@ -73,7 +76,7 @@ expect "fuzz: exit status 0" "$rc"
 sent=$(printf '%s\n' "$out" | sed -n 's/^fuzz-sent=//p')
 expect_ge "fuzz: messages sent" "$sent" "$count"
 if [ "$count" -lt 10000 ]; then
-	echo "# nkbad.count=$count on the kernel command line: a reduced run"
+	echo "# a reduced run of $count messages (the smoke form, or nkbad.count on the kernel command line)"
 fi
 
 # Links and programs are freed from a work item: give them a moment.

@@ -1,6 +1,7 @@
 #!/bin/sh
 # area: netkit
 # order: 40
+# smoke: only changelink and the eight single-call BPF entry points (not RTM_NEWLINK, RTM_DELLINK, bpf_mprog full)
 # netkit_faultinject: fail every allocation of netkit's kernel entry
 # points in turn, through the thread's fail-nth, and check that a failed
 # call returns ENOMEM/ENOBUFS and leaves nothing behind (no device, no
@@ -27,7 +28,11 @@
 # restored at the end.
 #
 # NETKIT_FI_TIME caps the fault loops in seconds (default 300; ~20 s are
-# used on the normal kernel); a loop stopped by the cap is a failure.
+# used on the normal kernel); a loop stopped by the cap is a failure. The
+# smoke form (NETKIT_SMOKE=1) runs the entry points whose fault loops take
+# ~1 s together: changelink and the eight single-call BPF ones; the
+# RTM_NEWLINK (~300 fault points each), RTM_DELLINK and bpf_mprog-full
+# loops (~19 s) run only in the full test.
 #
 # The stacks are read right when other CPUs log meanwhile: first
 # netkit-fault -S feeds its kernel log reader planted dumps (records of
@@ -54,13 +59,21 @@ cleanup() {
 }
 cleanup
 
+eps='' which="every entry point"
+if [ -n "${NETKIT_SMOKE:-}" ]; then
+	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach"
+	which="the entry points of the smoke form"
+	echo "# smoke form: $eps"
+fi
+
 # The kernel log reader on planted dumps, with no kernel involved.
 netkit-fault -S
 expect "the stack reader's self-test: planted dumps give their sites and problems" $?
 
 # Every entry point once without fault injection: the calls and the
 # checks work, and one program more than bpf_mprog holds gets ERANGE.
-netkit-fault -0
+# shellcheck disable=SC2086 # a word list
+netkit-fault -0 $eps
 expect "entry points and checks without fault injection" $?
 
 missing=
@@ -123,14 +136,15 @@ else
 	writer=$!
 	out=/tmp/netkit_faultinject.out
 	rm -f "$out" "$out.rc"
+	# shellcheck disable=SC2086 # a word list
 	{
-		netkit-fault -t "$TIME"
+		netkit-fault -t "$TIME" $eps
 		echo $? >"$out.rc"
 	} | tee "$out"
 	kill "$writer"
 	wait "$writer" 2>/dev/null
 	amid=$(sed -n 's/^# stacks not attributed: .*; records of other CPUs read amid the dumps: \([0-9]*\);.*/\1/p' "$out")
-	expect "fault injection into every entry point (netkit-fault, cap ${TIME} s), another process writing to the kernel log meanwhile: ${amid:-no} records of other CPUs read amid the dumps" "$(cat "$out.rc")"
+	expect "fault injection into $which (netkit-fault, cap ${TIME} s), another process writing to the kernel log meanwhile: ${amid:-no} records of other CPUs read amid the dumps" "$(cat "$out.rc")"
 
 	restore
 	now=
