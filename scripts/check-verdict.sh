@@ -115,4 +115,8 @@ if [ "${#problems[@]}" -ne 0 ]; then
 	printf '  - %s\n' "${problems[@]}" >&2
 	die "qemu-test failed; console log: $CONSOLE"
 fi
-step_done "PASS ($passed tests, $subtests subtests)"
+if [ "$RUN_TEST_PROGS" = no ]; then
+	step_done "PASS (no test_progs, ${#guest_ok[@]} guest tests)"
+else
+	step_done "PASS ($passed tests, $subtests subtests, ${#guest_ok[@]} guest tests)"
+fi
