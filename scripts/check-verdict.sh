@@ -86,11 +86,12 @@ fi
 
 bad=$(grep -a -E '^#[0-9]+(/[0-9]+)? +[^ ]+:(FAIL|SKIP)' <<<"$log" || true)
 
-# What ran: the test_progs tests the console lists (a family of tests
-# that share their first two words as one entry), the guest tests; and
+# What ran: the test_progs tests the console lists (once each, though a
+# failed one is listed again at the end; a family of tests that share
+# their first two words as one entry), the guest tests; and
 # what the filter left out of the default set.
 ran_tp=$(sed -nE 's/^#[0-9]+ +([^ :/]+):(OK|FAIL|SKIP).*/\1/p' <<<"$log" |
-	awk -F_ '{ k = NF > 2 ? $1 "_" $2 "_*" : $0; n[k]++; if (!(k in o)) o[k] = ++m }
+	awk -F_ '!seen[$0]++ { k = NF > 2 ? $1 "_" $2 "_*" : $0; n[k]++; if (!(k in o)) o[k] = ++m }
 		END { for (k in o) s[o[k]] = k; for (i = 1; i <= m; i++)
 			printf "%s%s%s", (i > 1 ? ", " : ""), s[i], (n[s[i]] > 1 ? " (" n[s[i]] ")" : "") }')
 ran_guest=()
