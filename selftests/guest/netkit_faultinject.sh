@@ -27,8 +27,10 @@
 # on any stack or report that no injected fault explains). Everything is
 # restored at the end.
 #
-# NETKIT_FI_TIME caps the fault loops in seconds (default 300; ~20 s are
-# used on the normal kernel); a loop stopped by the cap is a failure. The
+# NETKIT_FI_TIME caps the fault loops in seconds (default 300, 900 on a
+# debug kernel, recognised by /sys/kernel/debug/kmemleak; ~20 s are used
+# on the normal kernel, 180-250 s on the debug one); a loop stopped by the
+# cap is a failure. The
 # smoke form (NETKIT_SMOKE=1) runs the entry points whose fault loops take
 # ~1 s together: changelink and the eight single-call BPF ones; the
 # RTM_NEWLINK (~300 fault points each), RTM_DELLINK and bpf_mprog-full
@@ -50,7 +52,11 @@ FS=/sys/kernel/debug/failslab
 FP=/sys/kernel/debug/fail_page_alloc
 PRINTK=/proc/sys/kernel/printk
 KNOBS="$FS/ignore-gfp-wait $FS/verbose $FS/times $FP/ignore-gfp-wait $FP/min-order $FP/verbose $FP/times"
-TIME=${NETKIT_FI_TIME:-300}
+if [ -e /sys/kernel/debug/kmemleak ]; then
+	TIME=${NETKIT_FI_TIME:-900}
+else
+	TIME=${NETKIT_FI_TIME:-300}
+fi
 
 cleanup() {
 	for d in nkfi1 nkfi2 nkfi3 nkfi4 nkfi5 nkfi6 nkfi7; do
