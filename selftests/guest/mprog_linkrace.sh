@@ -1,6 +1,7 @@
 #!/bin/sh
 # area: netkit tcx
 # order: 90
+# smoke: 1 s per case instead of 3
 # mprog_linkrace: the last reference of a link, pin, device, netns or
 # qdisc dropped while a bpf_mprog operation holds a reference on it with
 # rtnl held (netkit-linkrace.c, issue 19). On 6.1 before ab5d47bd41b1
@@ -11,7 +12,8 @@
 # its kernel stack, and the guest's remaining tests are skipped (whatever
 # holds rtnl would hang them too).
 #
-# Env: NETKIT_LINKRACE_SECONDS (per case, default 3), NETKIT_LINKRACE_HANG
+# Env: NETKIT_LINKRACE_SECONDS (per case, default 3, 1 in the smoke
+# form), NETKIT_LINKRACE_HANG
 # (seconds without progress that count as a hang; default 5, or 30 on a
 # debug kernel), NETKIT_LINKRACE_SEED, NETKIT_LINKRACE_CASES (a comma
 # list of netkit-linkrace -l's cases; default all). On the kernel command
@@ -24,7 +26,11 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-seconds=${NETKIT_LINKRACE_SECONDS:-3}
+if [ -n "${NETKIT_SMOKE:-}" ]; then
+	seconds=${NETKIT_LINKRACE_SECONDS:-1}
+else
+	seconds=${NETKIT_LINKRACE_SECONDS:-3}
+fi
 if [ -e /sys/kernel/debug/kmemleak ]; then
 	hang=${NETKIT_LINKRACE_HANG:-30}
 else

@@ -1,7 +1,7 @@
 #!/bin/sh
 # area: netkit
 # order: 60
-# smoke: 300 iterations instead of 1000
+# smoke: 200 iterations instead of 1000
 # netkit_stress: netkit-stress on both vCPUs at once - netkit pairs made
 # and deleted (L2/L3, pass/drop, peer in another netns given by
 # IFLA_NET_NS_FD or moved there), programs and links attached, detached
@@ -11,7 +11,7 @@
 # netkit pair. Every result is checked against what mainline's code
 # returns; see netkit-stress.c.
 #
-# Env: NETKIT_STRESS_ITERATIONS (required iterations, default 1000, 300
+# Env: NETKIT_STRESS_ITERATIONS (required iterations, default 1000, 200
 # in the smoke form),
 # NETKIT_STRESS_CAP (time cap in seconds; default 60, or 480 on a debug
 # kernel, recognised by /sys/kernel/debug/kmemleak), NETKIT_STRESS_SEED.
@@ -23,7 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 
 if [ -n "${NETKIT_SMOKE:-}" ]; then
-	iterations=${NETKIT_STRESS_ITERATIONS:-300}
+	iterations=${NETKIT_STRESS_ITERATIONS:-200}
 	echo "# smoke form: $iterations iterations (the full test runs 1000)"
 else
 	iterations=${NETKIT_STRESS_ITERATIONS:-1000}
