@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# lint: shellcheck every shell script of the project.
+# lint: shellcheck every shell script of the project; every guest test
+# has a valid '# area:' header (scripts/select-tests.sh).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -9,4 +10,6 @@ command -v shellcheck >/dev/null || die "shellcheck not installed; run: make dep
 cd "$TOP"
 mapfile -t scripts < <(git ls-files -- 'scripts/*.sh' qemu/init .ci/run 'selftests/*.sh' 'bench/*.sh' bench/init)
 shellcheck -x "${scripts[@]}"
-step_done "${#scripts[@]} scripts clean"
+# Every guest test declares its areas (and a valid order) in its header.
+scripts/select-tests.sh --list >/dev/null
+step_done "${#scripts[@]} scripts clean, guest test headers valid"

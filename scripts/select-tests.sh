@@ -80,17 +80,19 @@ order_of() {
 # All guest tests of this cut, in their order: those with an area that the
 # cut has (a test of netkit and tcx runs its netkit part on CUT=netkit).
 guest_all() {
-	local f t a ok
+	local f t a ok areas order
 	for f in "$GUEST_DIR"/*.sh; do
 		t=$(basename "$f" .sh)
 		[ "$t" != lib ] || continue
+		areas=$(areas_of "$t") || exit 1
+		order=$(order_of "$t") || exit 1
 		ok=
-		for a in $(areas_of "$t"); do
+		for a in $areas; do
 			[ -n "${AREA_TESTS[$a]+x}" ] ||
 				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${!AREA_TESTS[*]}; a new one goes into AREA_TESTS in scripts/select-tests.sh)"
 			[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || ok=1
 		done
-		[ -z "$ok" ] || printf '%s %s\n' "$(order_of "$t")" "$t"
+		[ -z "$ok" ] || printf '%s %s\n' "$order" "$t"
 	done | sort -k1,1n -k2,2 | cut -d' ' -f2
 }
 
@@ -162,6 +164,7 @@ list_guest() {
 [ -n "${CUT_AREAS[$cut]+x}" ] || die "CUT must be netkit or empty, not '$cut'"
 case ${1:-} in
 --list)
+	guest_all >/dev/null
 	list_guest
 	exit 0
 	;;
@@ -172,6 +175,10 @@ case ${1:-} in
 esac
 [ "$#" -gt 0 ] || die "usage: $0 CMD... | --list | --default"
 
+# (The checks of guest_all and tp_all would not stop this shell from a
+# process substitution: run them here first.)
+guest_all >/dev/null
+tp_all >/dev/null
 mapfile -t GUEST_ALL < <(guest_all)
 # shellcheck disable=SC2034 # read through tp_match
 mapfile -t TP_TESTS < <(tp_all)
