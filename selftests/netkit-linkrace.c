@@ -529,12 +529,24 @@ static const char *const close_attach_ops[] = {
 
 static int owner_close(struct ctx *c, long gen)
 {
+	double t0 = now();
 	int fd;
 
-	if (c->rc->xdp_anchor)
-		fd = link_create(c->dev_peer, BPF_XDP, c->xdp_prog, 0, 0);
-	else
-		fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0);
+	/*
+	 * When the racer's reference on the last generation's link was the
+	 * last one, that link is released from the workqueue, a moment
+	 * after the close (as in mainline): until then the hook still holds
+	 * it, and a new link answers EBUSY (XDP) or EEXIST (the same
+	 * program on the hook).
+	 */
+	do {
+		c->sh->beat[0]++;
+		if (c->rc->xdp_anchor)
+			fd = link_create(c->dev_peer, BPF_XDP, c->xdp_prog, 0, 0);
+		else
+			fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0);
+	} while (fd < 0 && (errno == EBUSY || errno == EEXIST) &&
+		 now() - t0 < hang_after);
 	if (fd < 0) {
 		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
 		return -1;
