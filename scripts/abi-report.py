@@ -5,10 +5,11 @@ Reads, for every object of the given kbuild targets, the '#SYMVER <name>
 <crc>' lines that kbuild's genksyms step appends to the object's .cmd file
 (what modpost puts into Module.symvers) and the .symtypes file that
 KBUILD_SYMTYPES=1 writes next to it (the type definitions each CRC covers),
-in the base build and in the patched one. Prints, per object, how many
-exports changed their CRC; the exports that did not; the type definitions
-that differ; and, for every changed export, which of those definitions its
-CRC covers. Writes every export with both CRCs and the causes to a TSV.
+in the base build and in the patched one. Prints, per directory and per
+object, how many exports changed their CRC; the exports that did not; the
+type definitions that differ; and, for every changed export, which of
+those definitions its CRC covers. Writes every export with both CRCs and
+the definitions its CRC covers to a TSV.
 
 Usage: abi-report.py BASE_OUT PATCHED_OUT TSV TARGET...
   TARGET: a directory ('net/core/', all objects below it) or an object
@@ -180,6 +181,21 @@ def main(argv):
 
     total = sum(n for _, n, _, _ in per_obj)
     changed = sum(c for _, _, c, _ in per_obj)
+    # By directory (at most two levels: net/core, net, mm, drivers/net).
+    dirs = {}
+    for o, n, c, _ in per_obj:
+        d = "/".join(os.path.dirname(o).split("/")[:2])
+        k = dirs.setdefault(d, [0, 0, 0])
+        k[0] += 1
+        k[1] += n
+        k[2] += c
+    w = max([len(d) for d in dirs] + [9])
+    print("%-*s %8s %8s %8s %10s" % (w, "directory", "objects", "exports", "changed", "unchanged"))
+    for d in sorted(dirs):
+        k = dirs[d]
+        print("%-*s %8d %8d %8d %10d" % (w, d, k[0], k[1], k[2], k[1] - k[2]))
+    print("%-*s %8d %8d %8d %10d" % (w, "total", len(per_obj), total, changed, total - changed))
+    print()
     w = max([len(o) for o, _, _, _ in per_obj] + [6])
     print("%-*s %8s %8s %10s" % (w, "object", "exports", "changed", "unchanged"))
     for o, n, c, st in per_obj:

@@ -6,10 +6,10 @@
 # builds the objects of ABI_TARGETS in both with kbuild's own genksyms step
 # (KBUILD_SYMTYPES=1 keeps the .symtypes) and compares the symbol CRCs that
 # modpost would write into Module.symvers, export by export
-# (scripts/abi-report.py). Slow (two partial distribution builds, ~1 h on
-# 2 cores); not part of make test. Output in $BUILD/abi: report.txt,
-# crcs.tsv, and the two build directories (kept, so that a second run
-# only rebuilds what changed).
+# (scripts/abi-report.py). Slow (two partial distribution builds, 47 min
+# on 2 cores for the default targets); not part of make test. Output in
+# $BUILD/abi: report.txt, crcs.tsv, and the two build directories (kept,
+# so that a second run only rebuilds what changed).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
