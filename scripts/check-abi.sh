@@ -45,12 +45,12 @@ mkdir -p "$OUT/deb"
 # every flavour. Downloaded once (apt-get download, no installation).
 version=$(sed -nE 's/^(VERSION|PATCHLEVEL|SUBLEVEL) = ([0-9]+)$/\2/p' "$TREE/Makefile" | paste -sd.)
 pkg=linux-config-${version%.*}
-deb=$(find "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
+deb=$(find -H "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
 if [ -z "$deb" ]; then
 	msg "downloading $pkg (apt-get download)"
 	(cd "$OUT/deb" && run_logged "$LOG" apt-get download "$pkg") ||
 		die "apt-get download $pkg failed (after apt-get update?); see $LOG"
-	deb=$(find "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
+	deb=$(find -H "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
 	[ -n "$deb" ] || die "apt-get download $pkg left no .deb in $OUT/deb; see $LOG"
 fi
 pkgver=$(dpkg-deb -f "$deb" Version)
