@@ -28,8 +28,8 @@ $(error CUT must be netkit or empty, not '$(CUT)')
 endif
 # Targets that work on the whole series refuse a cut.
 ifneq ($(CUT),)
-ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base,$(MAKECMDGOALS)),)
-$(error make $(filter check test check-bisect cover-letter mbox regress regress-base,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
+ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base abi-report,$(MAKECMDGOALS)),)
+$(error make $(filter check test check-bisect cover-letter mbox regress regress-base abi-report,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
 endif
 # T: the filter of test_progs tests and guest tests (empty: the default
@@ -105,6 +105,8 @@ help:
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
 	@echo '  regress     selftests/regress.list on the unpatched base and on the series, the'
 	@echo '              difference: "regress: N new failures" (slow; base in NETKIT_CACHE/base)'
+	@echo '  abi-report  symbol CRCs of the base and the series on Debian'"'"'s MODVERSIONS config, export'
+	@echo '              by export: what changes for out-of-tree modules (slow; BUILD/abi/report.txt)'
 	@echo '  qemu-test DEBUG=1  the tests on a KASAN/lockdep/kmemleak kernel (slow; own BUILD)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
@@ -206,6 +208,16 @@ regress: initramfs regress-base
 	@scripts/regress-run.sh base
 	@scripts/regress-run.sh patched
 	@scripts/regress-diff.sh
+
+# make abi-report: the module ABI the series changes. The base tree of
+# make regress and the applied series, both with Debian's config of the
+# tree's version (ABI_FLAVOUR, default amd64), the objects of ABI_TARGETS
+# built with genksyms, their CRCs compared (scripts/check-abi.sh). Slow:
+# not part of make test.
+.PHONY: abi-report
+abi-report: apply
+	@scripts/prepare-base-tree.sh
+	@scripts/check-abi.sh
 
 # The datapath benchmark (issue 8): the kernel and guest helpers of the
 # pipeline, its own initramfs with iperf3/sockperf, results in BUILD/bench.
