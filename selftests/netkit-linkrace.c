@@ -786,10 +786,14 @@ static int owner_netnsdel(struct ctx *c, long gen)
 	return 0;
 }
 
-static void racer_netnsdel(struct ctx *c)
+/*
+ * One attach-and-detach or link-create-and-close of the racer's program on
+ * ifindex, on a random hook. The detach of a program it attached must work
+ * too when must_detach (the device cannot have gone meanwhile).
+ */
+static void racer_attach_or_link(struct ctx *c, int ifindex,
+				 const int *allowed, int must_detach)
 {
-	/* the device is gone (ENODEV) or the pair lost its peer (ENXIO) */
-	static const int allowed[] = { ENODEV, ENXIO, 0 };
 	int link = rnd(c) & 1, h = rnd(c) & 1, fd, err;
 	long gen, closed0;
 
@@ -797,19 +801,28 @@ static void racer_netnsdel(struct ctx *c)
 	if (!gen)
 		return;
 	if (link) {
-		fd = link_create(c->sh->ifindex, c->hook[h], c->prog_r[h], 0, 0);
+		fd = link_create(ifindex, c->hook[h], c->prog_r[h], 0, 0);
 		err = res(fd);
 		op_done(c, "link", gen, closed0, err, allowed);
 		if (fd >= 0)
 			close(fd);
 		return;
 	}
-	err = res(prog_attach(BPF_PROG_ATTACH, c->sh->ifindex, c->hook[h],
+	err = res(prog_attach(BPF_PROG_ATTACH, ifindex, c->hook[h],
 			      c->prog_r[h], 0, 0));
 	op_done(c, "attach", gen, closed0, err, allowed);
-	if (!err)
-		prog_attach(BPF_PROG_DETACH, c->sh->ifindex, c->hook[h],
-			    c->prog_r[h], 0, 0);
+	if (!err && prog_attach(BPF_PROG_DETACH, ifindex, c->hook[h],
+				c->prog_r[h], 0, 0) && must_detach)
+		fail(c, "racer: detach of its own program: %s",
+		     nk_errname(-errno));
+}
+
+static void racer_netnsdel(struct ctx *c)
+{
+	/* the device is gone (ENODEV) or the pair lost its peer (ENXIO) */
+	static const int allowed[] = { ENODEV, ENXIO, 0 };
+
+	racer_attach_or_link(c, c->sh->ifindex, allowed, 0);
 }
 
 /* ---- qdiscdel-attach (tcx) ---- */
@@ -837,27 +850,8 @@ static void racer_qdiscdel(struct ctx *c)
 {
 	/* tcx and clsact share the hook: tcx must work whatever clsact does */
 	static const int allowed[] = { 0 };
-	int link = rnd(c) & 1, h = rnd(c) & 1, fd, err;
-	long gen, closed0;
 
-	gen = snapshot(c, &closed0);
-	if (!gen)
-		return;
-	if (link) {
-		fd = link_create(c->dev, c->hook[h], c->prog_r[h], 0, 0);
-		err = res(fd);
-		op_done(c, "link", gen, closed0, err, allowed);
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	err = res(prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h], c->prog_r[h],
-			      0, 0));
-	op_done(c, "attach", gen, closed0, err, allowed);
-	if (!err && prog_attach(BPF_PROG_DETACH, c->dev, c->hook[h], c->prog_r[h],
-				0, 0))
-		fail(c, "racer: detach of its own tcx program: %s",
-		     nk_errname(-errno));
+	racer_attach_or_link(c, c->dev, allowed, 1);
 }
 
 #define BOTH	(1 << KIND_NETKIT | 1 << KIND_TCX)

@@ -50,3 +50,17 @@ pair_to_netns() {
 wedged() {
 	echo "$1" >/run/netkit-6.1-wedged
 }
+
+# expect_no_splat MARKER REGEX DESCRIPTION: the kernel log from the line
+# MARKER (which the test wrote to /dev/kmsg at its start) on still holds
+# that line and has no line matching REGEX; the matches, with 20 lines of
+# context, are shown otherwise.
+expect_no_splat() {
+	_log=$(dmesg | sed -n "\|$1|,\$p")
+	[ -n "$_log" ]
+	expect "the kernel log still holds the start marker" $?
+	_bad=$(printf '%s\n' "$_log" | grep -E -A20 "$2")
+	[ -z "$_bad" ] || printf '%s\n' "$_bad" | head -n 80 | sed 's/^/  dmesg: /'
+	[ -z "$_bad" ]
+	expect "$3" $?
+}

@@ -60,11 +60,5 @@ if [ "$rc" -eq 3 ]; then
 fi
 expect "netkit-linkrace: all its checks passed" "$rc"
 
-bad=$(dmesg | sed -n "\|$marker|,\$p" | grep -E -A20 "$splat")
-if [ -z "$bad" ]; then
-	expect "no kernel warning, lockdep report or splat in dmesg during the run" 0
-else
-	printf '%s\n' "$bad" | head -n 80 | sed 's/^/  dmesg: /'
-	expect "no kernel warning, lockdep report or splat in dmesg during the run" 1
-fi
+expect_no_splat "$marker" "$splat" "no kernel warning, lockdep report or splat in dmesg during the run"
 exit "$fail"

@@ -58,14 +58,5 @@ expect "netkit-stress: all its checks passed" $?
 
 [ "$(bpf_count prog)" = "$progs0" ] && [ "$(bpf_count link)" = "$links0" ]
 expect "bpftool: as many programs ($progs0) and links ($links0) as before" $?
-log=$(dmesg | sed -n "\|$marker|,\$p")
-[ -n "$log" ]
-expect "the kernel log still holds the start marker" $?
-bad=$(printf '%s\n' "$log" | grep -E -A20 "$splat")
-if [ -z "$bad" ]; then
-	expect "no kernel warning, BUG or splat in dmesg during the run" 0
-else
-	printf '%s\n' "$bad" | head -n 80 | sed 's/^/  dmesg: /'
-	expect "no kernel warning, BUG or splat in dmesg during the run" 1
-fi
+expect_no_splat "$marker" "$splat" "no kernel warning, BUG or splat in dmesg during the run"
 exit "$fail"
