@@ -59,28 +59,42 @@ fi
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
 # The project's helpers need the series' uapi; the base tree of make
 # regress builds without them (GUEST_HELPERS=no).
-helpers=() helper_h=()
+# Their shared plumbing, selftests/lib/, is compiled once into a static
+# library that every helper links.
+helpers=() helper_lib=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
 	helpers=("$TOP"/selftests/netkit-*.c)
-	helper_h=("$TOP"/selftests/netkit-*.h)
+	helper_lib=("$TOP"/selftests/lib/*.[ch])
 	# The tcx helpers only where the tree carries tcx (not CUT=netkit).
 	if grep -qw BPF_TCX_INGRESS "$TREE/include/uapi/linux/bpf.h"; then
 		helpers+=("$TOP"/selftests/tcx-*.c)
 	fi
 fi
 inputs=$(hash_of "$0" "$kernel_api" "$(tree_git rev-parse HEAD:tools)" "${STMAKE[*]}" \
-	"${helpers[@]}" "${helper_h[@]}")
+	"${helpers[@]}" "${helper_lib[@]}")
 if [ "$(cat "$BUILT_FOR" 2>/dev/null)" = "$inputs" ] && [ -x "$SELFTESTS/test_progs" ]; then
 	step_done "unchanged: same BTF, headers, config and tools/"
 	exit 0
 fi
 rm -f "$BUILT_FOR"
 
-rm -rf "$BUILD/guest"
+rm -rf "$BUILD/guest" "$BUILD/guest-lib"
 mkdir -p "$BUILD/guest"
+CFLAGS=(-O2 -Wall -Wextra -Werror -I "$KBUILD_OUT/usr/include")
+libs=()
+if [ "${#helpers[@]}" -ne 0 ]; then
+	mkdir -p "$BUILD/guest-lib"
+	objs=()
+	for src in "$TOP"/selftests/lib/*.c; do
+		objs+=("$BUILD/guest-lib/$(basename "$src" .c).o")
+		run_logged "$LOG" gcc "${CFLAGS[@]}" -c -o "${objs[-1]}" "$src"
+	done
+	libs=("$BUILD/guest-lib/libnetkit.a")
+	run_logged "$LOG" ar rcs "${libs[0]}" "${objs[@]}"
+fi
 for src in "${helpers[@]}"; do
-	run_logged "$LOG" gcc -O2 -Wall -Wextra -Werror -static -I "$KBUILD_OUT/usr/include" \
-		-o "$BUILD/guest/$(basename "$src" .c)" "$src"
+	run_logged "$LOG" gcc "${CFLAGS[@]}" -static \
+		-o "$BUILD/guest/$(basename "$src" .c)" "$src" "${libs[@]}"
 done
 if [ "${#keep_h[@]}" -ne 0 ]; then
 	msg "BTF unchanged ($btf_hash): vmlinux.h and the BPF objects stay"

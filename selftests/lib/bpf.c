@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-lib: raw bpf(2) (no libbpf) - load, attach, detach, query, link
+ * create/update/detach, object info, id walks and the census of programs
+ * and links. See netkit-lib.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "netkit-lib.h"
+
+int nk_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
+{
+	long ret = syscall(__NR_bpf, cmd, attr, size);
+
+	return ret < 0 ? -errno : (int)ret;
+}
+
+int nk_bpf(int cmd, union bpf_attr *attr)
+{
+	return nk_sys_bpf(cmd, attr, sizeof(*attr));
+}
+
+int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
+		 const char *name)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = verdict },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = prog_type;
+	attr.expected_attach_type = expected_attach_type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	return nk_bpf(BPF_PROG_LOAD, &attr);
+}
+
+void nk_attach_attr(union bpf_attr *a, int ifindex, int type, int prog_fd,
+		    __u32 flags, __u32 relative, int replace_fd, __u64 revision)
+{
+	memset(a, 0, sizeof(*a));
+	a->target_ifindex = ifindex;
+	a->attach_type = type;
+	a->attach_bpf_fd = prog_fd;
+	a->attach_flags = flags;
+	a->relative_fd = relative;
+	a->replace_bpf_fd = replace_fd;
+	a->expected_revision = revision;
+}
+
+int nk_prog_attach(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, int replace_fd, __u64 revision)
+{
+	union bpf_attr a;
+
+	nk_attach_attr(&a, ifindex, type, prog_fd, flags, relative, replace_fd,
+		       revision);
+	return nk_bpf(BPF_PROG_ATTACH, &a);
+}
+
+void nk_detach_attr(union bpf_attr *a, int ifindex, int type, int prog_fd,
+		    __u32 flags, __u32 relative, __u64 revision)
+{
+	nk_attach_attr(a, ifindex, type, prog_fd, flags, relative, 0, revision);
+}
+
+int nk_prog_detach(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, __u64 revision)
+{
+	union bpf_attr a;
+
+	nk_detach_attr(&a, ifindex, type, prog_fd, flags, relative, revision);
+	return nk_bpf(BPF_PROG_DETACH, &a);
+}
+
+void nk_link_create_attr(union bpf_attr *a, int ifindex, int type,
+			 int prog_fd, __u32 flags, __u32 relative,
+			 __u64 revision)
+{
+	memset(a, 0, sizeof(*a));
+	a->link_create.prog_fd = prog_fd;
+	a->link_create.target_ifindex = ifindex;
+	a->link_create.attach_type = type;
+	a->link_create.flags = flags;
+	/* tcx and netkit share this layout in mainline's uapi */
+	a->link_create.netkit.relative_fd = relative;
+	a->link_create.netkit.expected_revision = revision;
+}
+
+int nk_link_create(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, __u64 revision)
+{
+	union bpf_attr a;
+
+	nk_link_create_attr(&a, ifindex, type, prog_fd, flags, relative,
+			    revision);
+	return nk_bpf(BPF_LINK_CREATE, &a);
+}
+
+void nk_link_update_attr(union bpf_attr *a, int link_fd, int new_prog_fd,
+			 __u32 flags, int old_prog_fd)
+{
+	memset(a, 0, sizeof(*a));
+	a->link_update.link_fd = link_fd;
+	a->link_update.new_prog_fd = new_prog_fd;
+	a->link_update.flags = flags;
+	a->link_update.old_prog_fd = old_prog_fd;
+}
+
+int nk_link_update(int link_fd, int new_prog_fd, __u32 flags, int old_prog_fd)
+{
+	union bpf_attr a;
+
+	nk_link_update_attr(&a, link_fd, new_prog_fd, flags, old_prog_fd);
+	return nk_bpf(BPF_LINK_UPDATE, &a);
+}
+
+int nk_link_detach(int link_fd)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.link_detach.link_fd = link_fd;
+	return nk_bpf(BPF_LINK_DETACH, &a);
+}
+
+void nk_query_attr(union bpf_attr *a, int ifindex, int type, __u32 *prog_ids,
+		   __u32 *link_ids, __u32 count)
+{
+	memset(a, 0, sizeof(*a));
+	a->query.target_ifindex = ifindex;
+	a->query.attach_type = type;
+	a->query.prog_ids = (unsigned long)prog_ids;
+	a->query.link_ids = (unsigned long)link_ids;
+	a->query.count = count;
+}
+
+int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
+		  __u32 *count, __u64 *revision)
+{
+	union bpf_attr a;
+	int ret;
+
+	nk_query_attr(&a, ifindex, type, prog_ids, link_ids, count ? *count : 0);
+	ret = nk_bpf(BPF_PROG_QUERY, &a);
+	if (count)
+		*count = a.query.count;
+	if (revision)
+		*revision = a.query.revision;
+	return ret;
+}
+
+__u64 nk_revision(int ifindex, int type)
+{
+	__u64 rev = 0;
+
+	nk_prog_query(ifindex, type, NULL, NULL, NULL, &rev);
+	return rev;
+}
+
+const char *nk_attach(int ifindex, int attach_type, int prog_fd,
+		      const char *pin)
+{
+	union bpf_attr attr;
+	int fd;
+
+	if (!pin)
+		return nk_prog_attach(ifindex, attach_type, prog_fd, 0, 0, 0, 0) ?
+		       "BPF_PROG_ATTACH" : NULL;
+	fd = nk_link_create(ifindex, attach_type, prog_fd, 0, 0, 0);
+	if (fd < 0)
+		return "BPF_LINK_CREATE";
+	memset(&attr, 0, sizeof(attr));
+	attr.pathname = (unsigned long)pin;
+	attr.bpf_fd = fd;
+	return nk_bpf(BPF_OBJ_PIN, &attr) ? "BPF_OBJ_PIN" : NULL;
+}
+
+int nk_obj_info(int fd, void *info, __u32 len)
+{
+	union bpf_attr a;
+
+	memset(info, 0, len);
+	memset(&a, 0, sizeof(a));
+	a.info.bpf_fd = fd;
+	a.info.info_len = len;
+	a.info.info = (unsigned long)info;
+	return nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &a);
+}
+
+__u32 nk_prog_id(int fd)
+{
+	struct bpf_prog_info info;
+
+	return nk_obj_info(fd, &info, sizeof(info)) ? 0 : info.id;
+}
+
+int nk_link_info(int fd, struct bpf_link_info *info)
+{
+	return nk_obj_info(fd, info, sizeof(*info));
+}
+
+__u32 nk_link_id(int fd)
+{
+	struct bpf_link_info info;
+
+	return nk_link_info(fd, &info) ? 0 : info.id;
+}
+
+int nk_fd_by_id(int cmd, __u32 id)
+{
+	union bpf_attr a;
+
+	memset(&a, 0, sizeof(a));
+	if (cmd == BPF_PROG_GET_FD_BY_ID)
+		a.prog_id = id;
+	else
+		a.link_id = id;
+	return nk_bpf(cmd, &a);
+}
+
+int nk_id_gone(int cmd, __u32 id)
+{
+	int fd = nk_fd_by_id(cmd, id);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return fd == -ENOENT;
+}
+
+int nk_all_ids(int cmd, __u32 *ids, int max)
+{
+	union bpf_attr a;
+	int n = 0;
+
+	memset(&a, 0, sizeof(a));
+	while (n < max && !nk_bpf(cmd, &a)) {
+		ids[n++] = a.next_id;
+		a.start_id = a.next_id;
+	}
+	return n;
+}
+
+int nk_count_ids(int cmd)
+{
+	union bpf_attr a;
+	int n = 0;
+
+	memset(&a, 0, sizeof(a));
+	while (!nk_bpf(cmd, &a) && n < 100000) {
+		a.start_id = a.next_id;
+		n++;
+	}
+	return n;
+}
+
+/* Call fn on an fd of every program or link (by the walk's cmd). */
+static int census(int next_cmd, int fd_cmd, int (*fn)(int fd, const void *arg),
+		  const void *arg)
+{
+	union bpf_attr a;
+	__u32 id = 0;
+	int fd, n = 0;
+
+	for (;;) {
+		memset(&a, 0, sizeof(a));
+		a.start_id = id;
+		if (nk_bpf(next_cmd, &a))
+			return n;
+		id = a.next_id;
+		fd = nk_fd_by_id(fd_cmd, id);
+		if (fd < 0)
+			continue;
+		n += fn(fd, arg);
+		close(fd);
+	}
+}
+
+static int prog_named(int fd, const void *prefix)
+{
+	struct bpf_prog_info info;
+
+	return !nk_obj_info(fd, &info, sizeof(info)) &&
+	       (!prefix || !strncmp(info.name, prefix, strlen(prefix)));
+}
+
+static int link_typed(int fd, const void *type)
+{
+	struct bpf_link_info info;
+
+	return !nk_link_info(fd, &info) &&
+	       (*(const int *)type < 0 || (int)info.type == *(const int *)type);
+}
+
+int nk_count_progs(const char *prefix)
+{
+	return census(BPF_PROG_GET_NEXT_ID, BPF_PROG_GET_FD_BY_ID, prog_named,
+		      prefix);
+}
+
+int nk_count_links(int link_type)
+{
+	return census(BPF_LINK_GET_NEXT_ID, BPF_LINK_GET_FD_BY_ID, link_typed,
+		      &link_type);
+}

@@ -1,0 +1,288 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * netkit-lib: the plumbing of the guest test helpers (selftests/netkit-*.c,
+ * tcx-*.c), each piece once. The helpers keep only their own tables,
+ * models and loops.
+ *
+ *   testing.c  errno names, the clock, the seeded RNG, "ok"/"not ok" lines
+ *   netlink.c  the rtnetlink message builder, talk, extack, dumps, and the
+ *              device census (the netkit devices of a namespace)
+ *   bpf.c      the bpf(2) wrappers: load, attach, detach, query, link
+ *              create/update/detach, object info, id walks, the census
+ *              of programs and links
+ *
+ * Why a library in selftests/lib/ and not the header-only netkit-util.h it
+ * replaces: the plumbing grew to ~1500 lines repeated in five helpers;
+ * as static inline functions in a header it would be compiled into every
+ * helper and warned about ("defined but not used") wherever a helper uses
+ * a part only, and a header cannot hold the shared state (the netlink
+ * sequence, the failure count). The split follows mainline's
+ * tools/testing/selftests/bpf (netlink_helpers.c, network_helpers.c,
+ * testing_helpers.c). The directory keeps the build's glob of helpers
+ * (selftests/netkit-*.c, one static binary each) free of the library:
+ * scripts/build-selftests.sh compiles the lib/ sources once into libnetkit.a and
+ * links it into every helper, statically as before.
+ *
+ * Conventions: every call returns 0, a result (an fd, a count) or -errno,
+ * with errno also set, so "if (x < 0) ... errno" and "err = x" both work.
+ * Attach types are plain ints, so that the library builds against the
+ * netkit-only cut's uapi (no tcx) as well as the full series'. The
+ * includer defines _GNU_SOURCE.
+ */
+#ifndef NETKIT_LIB_H
+#define NETKIT_LIB_H
+
+#include <stddef.h>
+#include <net/if.h>
+#include <linux/bpf.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+
+/* ---- testing.c ----------------------------------------------------- */
+
+/* The kernel-internal ENOTSUPP, which bpf(2) hands out; libc has no name. */
+#define NK_ENOTSUPP	524
+
+/*
+ * "EINVAL" for EINVAL or -EINVAL, "success" for 0, "errno N" for what libc
+ * cannot name. Four rotating buffers, so one printf may take several.
+ */
+const char *nk_errname(int err);
+
+/* CLOCK_MONOTONIC in seconds. */
+double nk_now(void);
+
+/*
+ * xorshift64*: advances *state (which must not be 0) and returns the
+ * scrambled 64-bit output; each tool reduces it as it always did, so that
+ * a logged seed replays the same run.
+ */
+__u64 nk_rand(__u64 *state);
+
+/*
+ * One line to stdout with a single write(2), after flushing stdio, so that
+ * the lines of forked processes and threads do not mix and stay in order
+ * with printf. A newline is added.
+ */
+void nk_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "ok - ..." or "not ok - ..." as nk_say(); a "not ok" counts in
+ * nk_failures. Returns good.
+ */
+extern int nk_failures;
+int nk_report(int good, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- netlink.c ----------------------------------------------------- */
+
+#define NK_NL_NOANSWER	1	/* no answer within nk_nl.timeout_ms */
+#define NK_MSG_SIZE	8192
+#define NK_MSG_MAXATTRS	256
+
+/* A request being built: the header, its family header, attributes. */
+struct nk_msg {
+	union {
+		struct nlmsghdr n;
+		char buf[NK_MSG_SIZE];
+	};
+	int len;		/* bytes so far; nlmsg_len is set on send */
+	int sp;			/* open nests */
+	int stack[16];
+	int nattr;		/* every attribute header, for fuzzers */
+	int attr_off[NK_MSG_MAXATTRS];
+};
+
+/*
+ * Start a request of type with NLM_F_REQUEST | flags and a zeroed family
+ * header of hdrlen bytes, which is returned.
+ */
+void *nk_msg_init(struct nk_msg *m, int type, int flags, int hdrlen);
+/* The same with an ifinfomsg (AF_UNSPEC, ifi_index = ifindex). */
+struct ifinfomsg *nk_msg_link(struct nk_msg *m, int type, int flags,
+			      int ifindex);
+/* An attribute; data NULL: len zero bytes. Exits 2 when it does not fit. */
+struct nlattr *nk_put(struct nk_msg *m, int type, const void *data, int len);
+void nk_put_u8(struct nk_msg *m, int type, __u8 v);
+void nk_put_u16(struct nk_msg *m, int type, __u16 v);
+void nk_put_u32(struct nk_msg *m, int type, __u32 v);
+void nk_put_str(struct nk_msg *m, int type, const char *s);
+/* Bytes without an attribute header (data NULL: zeros). */
+void nk_put_raw(struct nk_msg *m, const void *data, int len);
+/* Open a nested attribute; nk_nest_end() closes the innermost,
+ * nk_nest_end_all() every one still open.
+ */
+void nk_nest(struct nk_msg *m, int type);
+void nk_nest_end(struct nk_msg *m);
+void nk_nest_end_all(struct nk_msg *m);
+
+/*
+ * A netkit RTM_NEWLINK, RTM_SETLINK or RTM_DELLINK: the ifinfomsg,
+ * IFLA_IFNAME if name, IFLA_LINKINFO { IFLA_INFO_KIND "netkit",
+ * IFLA_INFO_DATA { - left open for the netkit attributes, then
+ * nk_nest_end_all().
+ */
+void nk_netkit_begin(struct nk_msg *m, int type, int flags, int ifindex,
+		     const char *name);
+/* IFLA_NETKIT_PEER_INFO { an ifinfomsg, IFLA_IFNAME if name - left open. */
+void nk_netkit_peer(struct nk_msg *m, int ifindex, const char *name);
+
+/* Which attributes nk_netkit_pair() puts: the fields below that are >= 0. */
+struct nk_pair_spec {
+	const char *name, *peer;	/* IFLA_IFNAME of each, if not NULL */
+	int ifindex, peer_ifindex;	/* 0: the kernel picks */
+	int mode, policy, peer_policy;	/* IFLA_NETKIT_*, -1: left out */
+	int peer_nsfd;			/* the peer's IFLA_NET_NS_FD, -1: none */
+};
+#define NK_PAIR_SPEC(n, p)	{ .name = (n), .peer = (p), .mode = -1, \
+				  .policy = -1, .peer_policy = -1,	\
+				  .peer_nsfd = -1 }
+/* A whole RTM_NEWLINK creating a pair (NLM_F_CREATE | NLM_F_EXCL | flags). */
+void nk_netkit_pair(struct nk_msg *m, int flags, const struct nk_pair_spec *s);
+
+/* An rtnetlink socket (NETLINK_CAP_ACK, NETLINK_EXT_ACK). */
+struct nk_nl {
+	int fd;
+	__u32 seq;
+	int timeout_ms;		/* per answer; <= 0: wait for ever */
+	int recv_err;		/* errno of the last failed recv(), else 0 */
+};
+
+/* Open it in the current netns (rcvbuf > 0: SO_RCVBUF). 0 or -errno. */
+int nk_nl_open(struct nk_nl *nl, int rcvbuf);
+void nk_nl_close(struct nk_nl *nl);
+/* Send m with the next sequence number: 0 or -errno. */
+int nk_nl_send(struct nk_nl *nl, struct nk_msg *m);
+/*
+ * Wait for the answer to the last request: the ack's error (0 or -errno)
+ * with its extack message in ext (ext may be NULL, "" when none), or, if
+ * reply is given, the first answer that is not an error copied there
+ * (-EMSGSIZE if larger than replysz); -errno of a failed recv()
+ * (nl->recv_err set); NK_NL_NOANSWER on a timeout.
+ */
+int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
+		 size_t replysz);
+/* nk_nl_send() and nk_nl_answer(). */
+int nk_nl_talk(struct nk_nl *nl, struct nk_msg *m, char *ext, size_t extsz);
+int nk_nl_request(struct nk_nl *nl, struct nk_msg *m, char *ext,
+		  size_t extsz, void *reply, size_t replysz);
+
+/*
+ * Send a dump request (NLM_F_DUMP added) and call cb on every answer of
+ * it up to NLMSG_DONE: 0, the dump's -errno, -errno of send/recv, or
+ * NK_NL_NOANSWER.
+ */
+typedef void (*nk_dump_cb)(const struct nlmsghdr *h, void *arg);
+int nk_nl_dump(struct nk_nl *nl, struct nk_msg *m, nk_dump_cb cb, void *arg);
+
+/*
+ * The extack message of an NLMSG_ERROR answer of len bytes (the socket
+ * has NETLINK_EXT_ACK set), or NULL if it carries none.
+ */
+const char *nk_extack_msg(const struct nlmsghdr *n, int len);
+
+/* A device as RTM_NEWLINK describes it. */
+struct nk_link {
+	int ifindex;
+	int link;			/* IFLA_LINK, -1 if none */
+	unsigned int flags;		/* ifi_flags */
+	int operstate;
+	char name[IFNAMSIZ];
+	char kind[16];			/* IFLA_INFO_KIND, "" if none */
+	int netkit;			/* kind is "netkit" */
+	int primary, policy, peer_policy, mode;	/* IFLA_NETKIT_*, -1 if none */
+	int has_stats;
+	struct rtnl_link_stats64 st;
+};
+
+void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l);
+/* RTM_GETLINK by ifindex (by name if ifindex is 0): 0 or -errno. */
+int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
+		struct nk_link *l);
+/*
+ * The device census: the devices of the socket's namespace (only the
+ * netkit ones if netkit_only), up to max of them in ls (ls may be NULL):
+ * how many there are, or -errno / NK_NL_NOANSWER.
+ */
+int nk_links_dump(struct nk_nl *nl, struct nk_link *ls, int max,
+		  int netkit_only);
+/* RTM_DELLINK of ifindex; RTM_NEWLINK setting IFF_UP: 0 or -errno. */
+int nk_link_del(struct nk_nl *nl, int ifindex);
+int nk_link_up(struct nk_nl *nl, int ifindex);
+
+/* ---- bpf.c --------------------------------------------------------- */
+
+/* bpf(2) with size bytes of attr: the result or -errno (errno set). */
+int nk_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
+/* The same with the whole union. */
+int nk_bpf(int cmd, union bpf_attr *attr);
+
+/*
+ * Load the program "r0 = verdict; exit" of prog_type for
+ * expected_attach_type, named name (GPL): the fd or -errno.
+ */
+int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
+		 const char *name);
+
+/*
+ * The attr of each command (zeroed first), for callers that send it
+ * themselves (fault injection, dirty bytes), and the call.
+ */
+void nk_attach_attr(union bpf_attr *a, int ifindex, int type, int prog_fd,
+		    __u32 flags, __u32 relative, int replace_fd, __u64 revision);
+int nk_prog_attach(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, int replace_fd, __u64 revision);
+void nk_detach_attr(union bpf_attr *a, int ifindex, int type, int prog_fd,
+		    __u32 flags, __u32 relative, __u64 revision);
+int nk_prog_detach(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, __u64 revision);
+void nk_link_create_attr(union bpf_attr *a, int ifindex, int type,
+			 int prog_fd, __u32 flags, __u32 relative,
+			 __u64 revision);
+int nk_link_create(int ifindex, int type, int prog_fd, __u32 flags,
+		   __u32 relative, __u64 revision);
+void nk_link_update_attr(union bpf_attr *a, int link_fd, int new_prog_fd,
+			 __u32 flags, int old_prog_fd);
+int nk_link_update(int link_fd, int new_prog_fd, __u32 flags, int old_prog_fd);
+int nk_link_detach(int link_fd);
+/*
+ * BPF_PROG_QUERY into prog_ids/link_ids (either may be NULL) with room
+ * for *count (count NULL: 0); *count and *revision (if given) are what
+ * the kernel wrote back, also on failure.
+ */
+void nk_query_attr(union bpf_attr *a, int ifindex, int type, __u32 *prog_ids,
+		   __u32 *link_ids, __u32 count);
+int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
+		  __u32 *count, __u64 *revision);
+/* The revision of a hook, 0 if the query fails. */
+__u64 nk_revision(int ifindex, int type);
+
+/*
+ * Attach prog_fd to the device ifindex at attach_type: with
+ * BPF_PROG_ATTACH when pin is NULL, else as a BPF link (BPF_LINK_CREATE)
+ * pinned at pin, so that it outlives the caller. NULL on success, else the
+ * name of the command that failed, with errno set.
+ */
+const char *nk_attach(int ifindex, int attach_type, int prog_fd,
+		      const char *pin);
+
+/* BPF_OBJ_GET_INFO_BY_FD into info (zeroed first): 0 or -errno. */
+int nk_obj_info(int fd, void *info, __u32 len);
+/* The id of a program's or a link's fd, 0 if it is none. */
+__u32 nk_prog_id(int fd);
+__u32 nk_link_id(int fd);
+int nk_link_info(int fd, struct bpf_link_info *info);
+/* BPF_PROG_GET_FD_BY_ID or BPF_LINK_GET_FD_BY_ID: the fd or -errno. */
+int nk_fd_by_id(int cmd, __u32 id);
+/* 1 if no program (or link, by cmd as above) has this id any more. */
+int nk_id_gone(int cmd, __u32 id);
+/* The ids of all programs or links (BPF_*_GET_NEXT_ID), ascending, up to
+ * max: how many.
+ */
+int nk_all_ids(int cmd, __u32 *ids, int max);
+/* How many ids BPF_*_GET_NEXT_ID walks (at most 100000). */
+int nk_count_ids(int cmd);
+/* The census: programs whose name starts with prefix; links of a type. */
+int nk_count_progs(const char *prefix);
+int nk_count_links(int link_type);
+
+#endif /* NETKIT_LIB_H */
