@@ -27,31 +27,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "netkit-util.h"
-
-struct req {
-	struct nlmsghdr n;
-	struct ifinfomsg i;
-	char buf[512];
-};
-
-static struct rtattr *add_attr(struct nlmsghdr *n, int type, const void *data,
-			       int len)
-{
-	struct rtattr *rta = (void *)n + NLMSG_ALIGN(n->nlmsg_len);
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-static void end_nest(struct nlmsghdr *n, struct rtattr *nest)
-{
-	nest->rta_len = (void *)n + n->nlmsg_len - (void *)nest;
-}
+#include "lib/netkit-lib.h"
 
 static int policy(const char *s)
 {
@@ -75,20 +51,12 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct rtattr *linkinfo, *data, *peer;
-	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
-	struct req req = {};
-	__u32 mode = NETKIT_L3, prim_policy = NETKIT_PASS, peer_policy;
-	struct {
-		struct nlmsghdr n;
-		struct nlmsgerr e;
-		char buf[512];
-	} ack;
-	int fd, len, opt, one = 1, set_pairing = 0, change = 0;
+	int opt, err, ifindex = 0, peer_ifindex = 0, set_pairing = 0, change = 0;
 	const char *prog = argv[0];
 	__u32 pairing = 0;
-	const char *msg;
+	struct nk_msg m;
+	struct nk_nl nl;
+	char ext[256];
 	char *end;
 
 	while ((opt = getopt(argc, argv, "ci:p:")) != -1) {
@@ -97,10 +65,10 @@ int main(int argc, char **argv)
 			change = 1;
 			break;
 		case 'i':
-			req.i.ifi_index = strtol(optarg, &end, 10);
+			ifindex = strtol(optarg, &end, 10);
 			if (*end == ':')
-				peer_ifm.ifi_index = strtol(end + 1, &end, 10);
-			if (*end || req.i.ifi_index <= 0)
+				peer_ifindex = strtol(end + 1, &end, 10);
+			if (*end || ifindex <= 0)
 				usage(prog);
 			break;
 		case 'p':
@@ -117,65 +85,36 @@ int main(int argc, char **argv)
 	argv += optind - 1;
 	if (change ? argc != 2 || !set_pairing : argc < 3 || argc > 6)
 		usage(prog);
-	if (argc > 3)
-		mode = strcmp(argv[3], "l2") ? NETKIT_L3 : NETKIT_L2;
-	if (argc > 4)
-		prim_policy = policy(argv[4]);
-	peer_policy = argc > 5 ? policy(argv[5]) : NETKIT_PASS;
 
-	req.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK;
-	req.n.nlmsg_type = RTM_NEWLINK;
-	req.i.ifi_family = AF_UNSPEC;
-	add_attr(&req.n, IFLA_IFNAME, argv[1], strlen(argv[1]) + 1);
-	linkinfo = add_attr(&req.n, IFLA_LINKINFO, NULL, 0);
-	add_attr(&req.n, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = add_attr(&req.n, IFLA_INFO_DATA, NULL, 0);
-	if (change) {
-		req.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-		add_attr(&req.n, MAINLINE_IFLA_NETKIT_PAIRING, &pairing, sizeof(pairing));
-		end_nest(&req.n, data);
-		end_nest(&req.n, linkinfo);
-		goto send;
+	nk_netkit_begin(&m, RTM_NEWLINK,
+			NLM_F_ACK | (change ? 0 : NLM_F_CREATE | NLM_F_EXCL),
+			ifindex, argv[1]);
+	if (!change) {
+		nk_put_u32(&m, IFLA_NETKIT_MODE, argc > 3 && !strcmp(argv[3], "l2") ?
+			   NETKIT_L2 : NETKIT_L3);
+		nk_put_u32(&m, IFLA_NETKIT_POLICY, argc > 4 ? policy(argv[4]) : NETKIT_PASS);
+		nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY,
+			   argc > 5 ? policy(argv[5]) : NETKIT_PASS);
 	}
-	add_attr(&req.n, IFLA_NETKIT_MODE, &mode, sizeof(mode));
-	add_attr(&req.n, IFLA_NETKIT_POLICY, &prim_policy, sizeof(prim_policy));
-	add_attr(&req.n, IFLA_NETKIT_PEER_POLICY, &peer_policy, sizeof(peer_policy));
 	if (set_pairing)
-		add_attr(&req.n, MAINLINE_IFLA_NETKIT_PAIRING, &pairing, sizeof(pairing));
-
+		nk_put_u32(&m, MAINLINE_IFLA_NETKIT_PAIRING, pairing);
 	/* IFLA_NETKIT_PEER_INFO: an ifinfomsg followed by the peer's name. */
-	peer = add_attr(&req.n, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
-	add_attr(&req.n, IFLA_IFNAME, argv[2], strlen(argv[2]) + 1);
-	end_nest(&req.n, peer);
-	end_nest(&req.n, data);
-	end_nest(&req.n, linkinfo);
+	if (!change)
+		nk_netkit_peer(&m, peer_ifindex, argv[2]);
+	nk_nest_end_all(&m);
 
-send:
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
+	err = nk_nl_open(&nl, 0);
+	if (err) {
 		perror("netkit-pair: netlink socket");
 		return 1;
 	}
-	if (send(fd, &req, req.n.nlmsg_len, 0) < 0) {
-		perror("netkit-pair: send");
-		return 1;
-	}
-	len = recv(fd, &ack, sizeof(ack), 0);
-	if (len < (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
-	    ack.n.nlmsg_type != NLMSG_ERROR) {
-		fprintf(stderr, "netkit-pair: unexpected netlink answer\n");
-		return 1;
-	}
-	if (ack.e.error) {
-		msg = nk_extack_msg(&ack.n, len);
+	err = nk_nl_talk(&nl, &m, ext, sizeof(ext));
+	if (err) {
 		fprintf(stderr, "netkit-pair: RTM_NEWLINK %s%s%s: %s%s%s\n", argv[1],
-			change ? "" : "/", change ? "" : argv[2], strerror(-ack.e.error),
-			msg ? ": " : "", msg ? msg : "");
+			change ? "" : "/", change ? "" : argv[2], strerror(-err),
+			*ext ? ": " : "", ext);
 		return 1;
 	}
-	close(fd);
+	nk_nl_close(&nl);
 	return 0;
 }
