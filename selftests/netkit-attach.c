@@ -20,7 +20,7 @@
 #include <linux/bpf.h>
 #include <linux/if_link.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 static void die(const char *what)
 {

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <linux/bpf.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 static void die(const char *what)
 {
