@@ -7,6 +7,8 @@
  *   testing.c  errno names, the clock, the seeded RNG, "ok"/"not ok" lines
  *   netlink.c  the rtnetlink message builder, talk, extack, dumps, and the
  *              device census (the netkit devices of a namespace)
+ *   system.c   network and user namespaces, capabilities, /proc files, a
+ *              forked child with a result
  *   bpf.c      the bpf(2) wrappers: load, attach, detach, query, link
  *              create/update/detach, object info, id walks, the census
  *              of programs and links
@@ -165,6 +167,9 @@ int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
 int nk_nl_talk(struct nk_nl *nl, struct nk_msg *m, char *ext, size_t extsz);
 int nk_nl_request(struct nk_nl *nl, struct nk_msg *m, char *ext,
 		  size_t extsz, void *reply, size_t replysz);
+/* nk_nl_request() on a socket of its own in the current netns. */
+int nk_nl_once(struct nk_msg *m, char *ext, size_t extsz, void *reply,
+	       size_t replysz);
 
 /*
  * Send a dump request (NLM_F_DUMP added) and call cb on every answer of
@@ -195,7 +200,9 @@ struct nk_link {
 };
 
 void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l);
-/* RTM_GETLINK by ifindex (by name if ifindex is 0): 0 or -errno. */
+/* RTM_GETLINK by ifindex (by name if ifindex is 0), on nl or (NULL) a
+ * socket of its own: 0 or -errno.
+ */
 int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
 		struct nk_link *l);
 /*
@@ -284,5 +291,36 @@ int nk_count_ids(int cmd);
 /* The census: programs whose name starts with prefix; links of a type. */
 int nk_count_progs(const char *prefix);
 int nk_count_links(int link_type);
+
+/* ---- system.c ---------------------------------------------------- */
+
+/* Write s to a /proc or /sys file; read an int from one: 0 or -errno. */
+int nk_write_str(const char *path, const char *s);
+int nk_read_int(const char *path, int *v);
+/*
+ * A new network namespace for the calling thread: unshare(CLONE_NEWNET),
+ * in_ns(arg) there if given (0 or -errno; an error ends it), then back to
+ * home_fd's: the new namespace's fd, or -errno.
+ */
+int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg);
+/*
+ * A user namespace that owns a new netns, uid and gid 0 mapped to 0, made
+ * by a forked helper: fds of both, to setns(2) into. 0 or -errno
+ * (-EPROTO: the helper's unshare failed).
+ */
+int nk_userns_new(int *userns_fd, int *netns_fd);
+/*
+ * Drop the capabilities of the mask drop (CAPB(CAP_...) bits) from the
+ * effective, permitted and inheritable sets: 0, -errno, or -EPROTO if
+ * afterwards one of drop is still effective or one of keep is not.
+ */
+int nk_caps_drop(unsigned long long drop, unsigned long long keep);
+/*
+ * Run fn(arg, res) in a forked child (stdout flushed first) and read its
+ * res of size bytes back through a pipe: 0; 1 if the child died or did
+ * not send all of res (*status from waitpid); -errno if pipe/fork failed.
+ */
+int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
+	     size_t size, int *status);
 
 #endif /* NETKIT_LIB_H */

@@ -307,6 +307,21 @@ int nk_nl_request(struct nk_nl *nl, struct nk_msg *m, char *ext,
 	return nk_nl_answer(nl, ext, extsz, reply, replysz);
 }
 
+int nk_nl_once(struct nk_msg *m, char *ext, size_t extsz, void *reply,
+	       size_t replysz)
+{
+	struct nk_nl nl;
+	int err = nk_nl_open(&nl, 0);
+
+	if (ext && extsz)
+		*ext = 0;
+	if (err)
+		return err;
+	err = nk_nl_request(&nl, m, ext, extsz, reply, replysz);
+	nk_nl_close(&nl);
+	return err;
+}
+
 int nk_nl_talk(struct nk_nl *nl, struct nk_msg *m, char *ext, size_t extsz)
 {
 	return nk_nl_request(nl, m, ext, extsz, NULL, 0);
@@ -413,7 +428,8 @@ int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
 	nk_msg_link(&m, RTM_GETLINK, 0, ifindex);
 	if (!ifindex)
 		nk_put_str(&m, IFLA_IFNAME, name);
-	err = nk_nl_request(nl, &m, NULL, 0, reply, sizeof(reply));
+	err = nl ? nk_nl_request(nl, &m, NULL, 0, reply, sizeof(reply)) :
+		   nk_nl_once(&m, NULL, 0, reply, sizeof(reply));
 	if (err)
 		return err;
 	if (((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWLINK)

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * netkit-lib: the system around a test - network and user namespaces,
+ * capabilities, /proc and /sys files, a forked child with a result. See
+ * netkit-lib.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <linux/capability.h>
+
+#include "netkit-lib.h"
+
+int nk_write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), len = strlen(s), err;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, s, len) != len) {
+		err = errno ? errno : EIO;
+		close(fd);
+		errno = err;
+		return -err;
+	}
+	return close(fd) ? -errno : 0;
+}
+
+int nk_read_int(const char *path, int *v)
+{
+	FILE *f = fopen(path, "r");
+	int ok;
+
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", v) == 1;
+	fclose(f);
+	if (!ok)
+		errno = EINVAL;
+	return ok ? 0 : -EINVAL;
+}
+
+int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
+{
+	int fd, err;
+
+	if (unshare(CLONE_NEWNET) < 0)
+		return -errno;
+	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = in_ns ? in_ns(arg) : 0;
+	if (!err && setns(home_fd, CLONE_NEWNET) < 0)
+		err = -errno;
+	if (err) {
+		close(fd);
+		errno = -err;
+		return err;
+	}
+	return fd;
+}
+
+int nk_userns_new(int *userns_fd, int *netns_fd)
+{
+	int up[2], down[2], fd, i, err = 0;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe(up) || pipe(down))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		close(up[0]);
+		close(down[1]);
+		c = unshare(CLONE_NEWUSER | CLONE_NEWNET) ? 'E' : 'U';
+		if (write(up[1], &c, 1) != 1)
+			_exit(1);
+		/* Wait until the parent holds the namespaces. */
+		if (read(down[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	if (read(up[0], &c, 1) != 1 || c != 'U')
+		err = -EPROTO;
+	for (i = 0; !err && i < 2; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/%s", pid, i ? "gid_map" : "uid_map");
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, "0 0 1\n", 6) != 6)
+			err = -errno;
+		if (fd >= 0)
+			close(fd);
+	}
+	if (!err) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
+		*userns_fd = open(path, O_RDONLY | O_CLOEXEC);
+		snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+		*netns_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (*userns_fd < 0 || *netns_fd < 0)
+			err = -errno;
+	}
+	close(down[1]);
+	close(up[0]);
+	if (waitpid(pid, NULL, 0) != pid && !err)
+		err = -errno;
+	if (err)
+		errno = -err;
+	return err;
+}
+
+int nk_caps_drop(unsigned long long drop, unsigned long long keep)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+	unsigned long long eff;
+	int i;
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	for (i = 0; i < 2; i++) {
+		__u32 m = drop >> (32 * i);
+
+		d[i].effective &= ~m;
+		d[i].permitted &= ~m;
+		d[i].inheritable &= ~m;
+	}
+	if (syscall(SYS_capset, &h, d))
+		return -errno;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	eff = d[0].effective | (unsigned long long)d[1].effective << 32;
+	if ((eff & drop) || (keep & ~eff)) {
+		errno = EPROTO;
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
+	     size_t size, int *status)
+{
+	int pfd[2];
+	ssize_t n;
+	pid_t pid;
+
+	*status = 0;
+	if (pipe(pfd))
+		return -errno;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (!pid) {
+		close(pfd[0]);
+		fn(arg, res);
+		if (write(pfd[1], res, size) != (ssize_t)size)
+			_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], res, size);
+	close(pfd[0]);
+	if (waitpid(pid, status, 0) != pid || n != (ssize_t)size ||
+	    !WIFEXITED(*status) || WEXITSTATUS(*status))
+		return 1;
+	return 0;
+}
