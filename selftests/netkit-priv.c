@@ -48,19 +48,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <net/if.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <linux/bpf.h>
 #include <linux/capability.h>
-#include <linux/if_link.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 /* The devices, with fixed ifindexes so that no netns has the other's. */
 #define IDX_PRI		4001	/* nkpv0, primary, initial netns */
@@ -152,7 +143,6 @@ struct result {
 static int init_net_fd = -1, user_net_fd = -1, user_ns_fd = -1;
 static int prog_pri = -1, prog_peer = -1;
 static int unpriv_bpf_disabled = -1;
-static int failures;
 
 /* The table says "allow" where the others say "success". */
 static const char *errname(int err)
@@ -166,7 +156,7 @@ static void die(const char *what)
 	exit(2);
 }
 
-/* ---- bpf ---- */
+/* ---- bpf and rtnetlink, on lib/ ---- */
 
 /* r0 = NETKIT_PASS (TC_ACT_OK for a filter: 0); exit */
 static int prog_load(int type, int expected_attach_type, const char *name)
@@ -174,237 +164,89 @@ static int prog_load(int type, int expected_attach_type, const char *name)
 	return nk_prog_load(type, expected_attach_type, NETKIT_PASS, name);
 }
 
-static int prog_attach(int ifindex, int type, int fd)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_bpf_fd = fd;
-	attr.attach_type = type;
-	return nk_bpf(BPF_PROG_ATTACH, &attr) ? -errno : 0;
-}
-
-static int prog_detach(int ifindex, int type, int fd)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_bpf_fd = fd;	/* 0: no program fd */
-	attr.attach_type = type;
-	return nk_bpf(BPF_PROG_DETACH, &attr) ? -errno : 0;
-}
-
 /* Number of programs attached, or -errno. ids may be NULL. */
 static int prog_query(int ifindex, int type, __u32 *ids, __u32 nr_ids)
 {
-	union bpf_attr attr;
+	int err = nk_prog_query(ifindex, type, ids, NULL, &nr_ids, NULL);
 
-	memset(&attr, 0, sizeof(attr));
-	attr.query.target_ifindex = ifindex;
-	attr.query.attach_type = type;
-	attr.query.prog_ids = (unsigned long)ids;
-	attr.query.prog_cnt = nr_ids;
-	if (nk_bpf(BPF_PROG_QUERY, &attr))
-		return -errno;
-	return attr.query.prog_cnt;
+	return err ? err : (int)nr_ids;
 }
 
-static __u32 prog_id(int fd)
+/* A request in the current netns: 0 or -errno, the extack of a refusal. */
+static int nl_talk(struct nk_msg *m, char *msg, size_t msglen)
 {
-	struct bpf_prog_info info;
-	union bpf_attr attr;
+	int ret = nk_nl_once(m, msg, msglen, NULL, 0);
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	if (nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		die("BPF_OBJ_GET_INFO_BY_FD");
-	return info.id;
-}
-
-/* ---- rtnetlink ---- */
-
-struct nlreq {
-	struct nlmsghdr n;
-	struct ifinfomsg i;
-	char buf[512];
-};
-
-static struct rtattr *add_attr(struct nlreq *r, int type, const void *data,
-			       int len)
-{
-	char *p = (char *)r + NLMSG_ALIGN(r->n.nlmsg_len);
-	struct rtattr *rta = (struct rtattr *)p;
-
-	if (NLMSG_ALIGN(r->n.nlmsg_len) + RTA_SPACE(len) > sizeof(*r)) {
-		fprintf(stderr, "netkit-priv: netlink request too long\n");
-		exit(2);
-	}
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(p + RTA_LENGTH(0), data, len);
-	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-static void end_nest(struct nlreq *r, struct rtattr *nest)
-{
-	nest->rta_len = (char *)r + r->n.nlmsg_len - (char *)nest;
-}
-
-static void nl_init(struct nlreq *r, int type, int flags, int ifindex)
-{
-	memset(r, 0, sizeof(*r));
-	r->n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	r->n.nlmsg_type = type;
-	r->n.nlmsg_flags = NLM_F_REQUEST | flags;
-	r->i.ifi_family = AF_UNSPEC;
-	r->i.ifi_index = ifindex;
-}
-
-/*
- * Send a request in the current netns; 0 or -errno, the extack message in
- * msg. With reply, the first answer is copied there (RTM_GETLINK).
- */
-static int nl_talk(struct nlreq *r, char *msg, size_t msglen, void *reply,
-		   size_t replylen)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	static char buf[16384];
-	struct nlmsghdr *n = (struct nlmsghdr *)buf;
-	struct nlmsgerr *e;
-	int fd, len, one = 1, ret;
-	const char *m;
-
-	if (msg && msglen)
+	if (!ret && msg && msglen)
 		msg[0] = 0;
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
-	    send(fd, r, r->n.nlmsg_len, 0) < 0) {
-		ret = -errno;
-		goto out;
-	}
-	len = recv(fd, buf, sizeof(buf), 0);
-	if (len < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (len < (int)NLMSG_HDRLEN || n->nlmsg_len > (__u32)len) {
-		ret = -EBADMSG;
-		goto out;
-	}
-	if (n->nlmsg_type != NLMSG_ERROR) {
-		ret = -EBADMSG;
-		if (reply && n->nlmsg_len <= replylen) {
-			memcpy(reply, n, n->nlmsg_len);
-			ret = 0;
-		}
-		goto out;
-	}
-	e = NLMSG_DATA(n);
-	ret = e->error;
-	m = ret ? nk_extack_msg(n, len) : NULL;
-	if (m && msg && msglen)
-		snprintf(msg, msglen, "%s", m);
-out:
-	close(fd);
 	return ret;
 }
 
 static int nl_create(const char *name, const char *peer, int ifindex,
 		     int peer_ifindex, char *msg, size_t msglen)
 {
-	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC,
-				      .ifi_index = peer_ifindex };
-	__u32 mode = NETKIT_L3, pass = NETKIT_PASS;
-	struct rtattr *linkinfo, *data, *p;
-	struct nlreq r;
+	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer);
+	struct nk_msg m;
 
-	nl_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, ifindex);
-	add_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
-	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
-	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
-	add_attr(&r, IFLA_NETKIT_MODE, &mode, sizeof(mode));
-	add_attr(&r, IFLA_NETKIT_POLICY, &pass, sizeof(pass));
-	add_attr(&r, IFLA_NETKIT_PEER_POLICY, &pass, sizeof(pass));
-	p = add_attr(&r, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
-	add_attr(&r, IFLA_IFNAME, peer, strlen(peer) + 1);
-	end_nest(&r, p);
-	end_nest(&r, data);
-	end_nest(&r, linkinfo);
-	return nl_talk(&r, msg, msglen, NULL, 0);
+	sp.ifindex = ifindex;
+	sp.peer_ifindex = peer_ifindex;
+	sp.mode = NETKIT_L3;
+	sp.policy = sp.peer_policy = NETKIT_PASS;
+	nk_netkit_pair(&m, NLM_F_ACK, &sp);
+	return nl_talk(&m, msg, msglen);
 }
 
 /* RTM_NEWLINK on an existing device: set its IFLA_NETKIT_POLICY. */
 static int nl_set_policy(int ifindex, __u32 policy, char *msg, size_t msglen)
 {
-	struct rtattr *linkinfo, *data;
-	struct nlreq r;
+	struct nk_msg m;
 
-	nl_init(&r, RTM_NEWLINK, NLM_F_ACK, ifindex);
-	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
-	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
-	add_attr(&r, IFLA_NETKIT_POLICY, &policy, sizeof(policy));
-	end_nest(&r, data);
-	end_nest(&r, linkinfo);
-	return nl_talk(&r, msg, msglen, NULL, 0);
+	nk_netkit_begin(&m, RTM_NEWLINK, NLM_F_ACK, ifindex, NULL);
+	nk_put_u32(&m, IFLA_NETKIT_POLICY, policy);
+	nk_nest_end_all(&m);
+	return nl_talk(&m, msg, msglen);
 }
 
 static int nl_del(int ifindex, const char *name)
 {
-	struct nlreq r;
+	struct nk_msg m;
 
-	nl_init(&r, RTM_DELLINK, NLM_F_ACK, ifindex);
+	nk_msg_link(&m, RTM_DELLINK, NLM_F_ACK, ifindex);
 	if (name)
-		add_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
-	return nl_talk(&r, NULL, 0, NULL, 0);
-}
-
-static struct rtattr *find_attr(struct rtattr *rta, int len, int type)
-{
-	for (; RTA_OK(rta, len); rta = RTA_NEXT(rta, len))
-		if (rta->rta_type == type)
-			return rta;
-	return NULL;
+		nk_put_str(&m, IFLA_IFNAME, name);
+	return nl_talk(&m, NULL, 0);
 }
 
 /* The IFLA_NETKIT_POLICY of a device, or -errno. */
 static int nl_get_policy(int ifindex)
 {
-	static char reply[16384];
-	struct nlmsghdr *n = (struct nlmsghdr *)reply;
-	struct rtattr *a;
-	struct nlreq r;
-	int ret, len;
+	struct nk_link l;
+	int ret = nk_link_get(NULL, ifindex, NULL, &l);
 
-	nl_init(&r, RTM_GETLINK, 0, ifindex);
-	ret = nl_talk(&r, NULL, 0, reply, sizeof(reply));
-	if (ret)
-		return ret;
-	if (n->nlmsg_type != RTM_NEWLINK)
-		return -EBADMSG;
-	len = n->nlmsg_len - NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	a = find_attr(IFLA_RTA(NLMSG_DATA(n)), len, IFLA_LINKINFO);
-	if (!a)
-		return -ENOENT;
-	a = find_attr(RTA_DATA(a), RTA_PAYLOAD(a), IFLA_INFO_DATA);
-	if (!a)
-		return -ENOENT;
-	a = find_attr(RTA_DATA(a), RTA_PAYLOAD(a), IFLA_NETKIT_POLICY);
-	if (!a || RTA_PAYLOAD(a) != sizeof(__u32))
-		return -ENOENT;
-	return *(__u32 *)RTA_DATA(a);
+	return ret ? ret : l.policy < 0 ? -ENOENT : l.policy;
+}
+
+static void create_pair(const char *name, const char *peer, int ifindex,
+			int peer_ifindex, const char *where)
+{
+	char msg[200], what[100];
+	int err = nl_create(name, peer, ifindex, peer_ifindex, msg, sizeof(msg));
+
+	if (err) {
+		errno = -err;
+		printf("# %s\n", msg);
+		snprintf(what, sizeof(what), "create %s/%s in %s", name, peer, where);
+		die(what);
+	}
+}
+
+static __u32 prog_id(int fd)
+{
+	__u32 id = nk_prog_id(fd);
+
+	if (!id)
+		die("BPF_OBJ_GET_INFO_BY_FD");
+	return id;
 }
 
 /* ---- namespaces and capabilities ---- */
@@ -421,34 +263,6 @@ static void root_enter(int ns)
 		die("setns(CLONE_NEWNET)");
 }
 
-static int drop_caps(unsigned long long drop)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct d[2];
-	unsigned long long eff;
-	int i;
-
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	for (i = 0; i < 2; i++) {
-		__u32 m = drop >> (32 * i);
-
-		d[i].effective &= ~m;
-		d[i].permitted &= ~m;
-		d[i].inheritable &= ~m;
-	}
-	if (syscall(SYS_capset, &h, d))
-		return -errno;
-	memset(d, 0, sizeof(d));
-	if (syscall(SYS_capget, &h, d))
-		return -errno;
-	eff = d[0].effective | (unsigned long long)d[1].effective << 32;
-	/* The dropped ones are gone, the others of the three are still there. */
-	if ((eff & drop) || (~drop & (NA | BPF | SA) & ~eff))
-		return -EPROTO;
-	return 0;
-}
-
 /* In a child: become the caller of a row. */
 static int enter_caller(const struct row *rw, struct result *res)
 {
@@ -462,7 +276,7 @@ static int enter_caller(const struct row *rw, struct result *res)
 	else if (rw->userns && setns(user_ns_fd, CLONE_NEWUSER))
 		what = "setns(CLONE_NEWUSER)";
 	if (!what && rw->drop) {
-		err = drop_caps(rw->drop);
+		err = nk_caps_drop(rw->drop, ~rw->drop & (NA | BPF | SA));
 		if (err) {
 			errno = -err;
 			what = "capset";
@@ -491,7 +305,6 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 	const struct dev *d = &devs[rw->dev];
 	int fd = prog_for(rw->attach_type), ret;
 	struct bpf_link_info info;
-	union bpf_attr attr;
 	__u32 ids[4] = {};
 
 	switch (op) {
@@ -515,25 +328,16 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 					  sizeof(res->msg));
 		break;
 	case OP_ATTACH:
-		res->err = -prog_attach(d->ifindex, rw->attach_type, fd);
+		res->err = -nk_prog_attach(d->ifindex, rw->attach_type, fd, 0, 0, 0, 0);
 		break;
 	case OP_LINK:
-		memset(&attr, 0, sizeof(attr));
-		attr.link_create.prog_fd = fd;
-		attr.link_create.target_ifindex = d->ifindex;
-		attr.link_create.attach_type = rw->attach_type;
-		ret = nk_bpf(BPF_LINK_CREATE, &attr);
+		ret = nk_link_create(d->ifindex, rw->attach_type, fd, 0, 0, 0);
 		if (ret < 0) {
 			res->err = errno;
 			break;
 		}
 		/* It is a netkit link on the device (ifindex of the primary). */
-		memset(&info, 0, sizeof(info));
-		memset(&attr, 0, sizeof(attr));
-		attr.info.bpf_fd = ret;
-		attr.info.info_len = sizeof(info);
-		attr.info.info = (unsigned long)&info;
-		if (nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		if (nk_link_info(ret, &info))
 			snprintf(res->msg, sizeof(res->msg),
 				 "link info: %s", strerror(errno));
 		else if (info.type != BPF_LINK_TYPE_NETKIT ||
@@ -547,8 +351,8 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 		break;
 	case OP_DETACH_FD:
 	case OP_DETACH_NOFD:
-		res->err = -prog_detach(d->ifindex, rw->attach_type,
-					op == OP_DETACH_FD ? fd : 0);
+		res->err = -nk_prog_detach(d->ifindex, rw->attach_type,
+					   op == OP_DETACH_FD ? fd : 0, 0, 0, 0);
 		break;
 	case OP_QUERY:
 		ret = prog_query(d->ifindex, rw->attach_type, ids, 4);
@@ -562,32 +366,32 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 	}
 }
 
+struct cell {
+	const struct row *rw;
+	int op;
+	__u32 want_id;
+};
+
+static void child(void *arg, void *r)
+{
+	const struct cell *c = arg;
+
+	if (!enter_caller(c->rw, r))
+		do_op(c->rw, c->op, c->want_id, r);
+}
+
 static struct result run_child(const struct row *rw, int op, __u32 want_id)
 {
+	struct cell c = { rw, op, want_id };
 	struct result res = {};
-	int pfd[2], status;
-	ssize_t n;
-	pid_t pid;
+	int status, err;
 
-	if (pipe(pfd))
-		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
+	err = nk_child(child, &c, &res, sizeof(res), &status);
+	if (err < 0) {
+		errno = -err;
 		die("fork");
-	if (!pid) {
-		close(pfd[0]);
-		if (!enter_caller(rw, &res))
-			do_op(rw, op, want_id, &res);
-		if (write(pfd[1], &res, sizeof(res)) != sizeof(res))
-			_exit(1);
-		_exit(0);
 	}
-	close(pfd[1]);
-	n = read(pfd[0], &res, sizeof(res));
-	close(pfd[0]);
-	if (waitpid(pid, &status, 0) != pid || n != sizeof(res) ||
-	    !WIFEXITED(status) || WEXITSTATUS(status)) {
+	if (err) {
 		memset(&res, 0, sizeof(res));
 		res.broken = 1;
 		snprintf(res.msg, sizeof(res.msg), "child died (status 0x%x)",
@@ -691,7 +495,7 @@ static void run_cell(int ri, int op)
 	/* Setup: the cells that remove or list a program find one there. */
 	if (op == OP_DETACH_FD || op == OP_DETACH_NOFD || op == OP_QUERY) {
 		root_enter(d->netns);
-		if (prog_attach(d->pri_ifindex, rw->attach_type, fd))
+		if (nk_prog_attach(d->pri_ifindex, rw->attach_type, fd, 0, 0, 0, 0))
 			die("setup BPF_PROG_ATTACH");
 		root_enter(NS_INIT);
 	}
@@ -723,7 +527,7 @@ static void run_cell(int ri, int op)
 		/* Teardown: nothing stays attached. */
 		root_enter(d->netns);
 		while (prog_query(d->pri_ifindex, rw->attach_type, NULL, 0) > 0)
-			if (prog_detach(d->pri_ifindex, rw->attach_type, 0))
+			if (nk_prog_detach(d->pri_ifindex, rw->attach_type, 0, 0, 0, 0))
 				die("teardown BPF_PROG_DETACH");
 		root_enter(NS_INIT);
 	}
@@ -764,17 +568,10 @@ static void run_cell(int ri, int op)
 	else
 		snprintf(cell_text[ri][op], sizeof(cell_text[ri][op]), "%s%s",
 			 errname(res.err), ok ? "" : "!");
-	printf("%s - [%s] %s: %s", ok ? "ok" : "not ok", rw->name, op_name[op],
-	       res.broken ? "not run" : errname(res.err));
-	if (res.msg[0])
-		printf(" (%s)", res.msg);
-	if (!ok)
-		printf(", expected %s", errname(want));
-	if (check[0])
-		printf("; %s", check);
-	printf("\n");
-	if (!ok)
-		failures++;
+	nk_report(ok, "[%s] %s: %s%s%s%s%s%s%s%s", rw->name, op_name[op],
+		  res.broken ? "not run" : errname(res.err), res.msg[0] ? " (" : "",
+		  res.msg, res.msg[0] ? ")" : "", ok ? "" : ", expected ",
+		  ok ? "" : errname(want), check[0] ? "; " : "", check);
 }
 
 static void print_table(void)
@@ -802,100 +599,31 @@ static void print_table(void)
 	       IDX_PRI, IDX_PEER, IDX_UPRI, IDX_UPEER, unpriv_bpf_disabled);
 }
 
-/* The user namespace and its netns, held by fds; a helper made them. */
-static void make_userns(void)
-{
-	int up[2], down[2];
-	char path[64], c;
-	pid_t pid;
-	int fd;
-
-	if (pipe(up) || pipe(down))
-		die("pipe");
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		close(up[0]);
-		close(down[1]);
-		c = unshare(CLONE_NEWUSER | CLONE_NEWNET) ? 'E' : 'U';
-		if (write(up[1], &c, 1) != 1)
-			_exit(1);
-		/* Wait until the parent holds the namespaces. */
-		if (read(down[0], &c, 1) < 0)
-			_exit(1);
-		_exit(0);
-	}
-	close(up[1]);
-	close(down[0]);
-	if (read(up[0], &c, 1) != 1 || c != 'U') {
-		errno = EPROTO;
-		die("helper: unshare(CLONE_NEWUSER | CLONE_NEWNET)");
-	}
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", pid);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "0 0 1\n", 6) != 6)
-		die("uid_map");
-	close(fd);
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", pid);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, "0 0 1\n", 6) != 6)
-		die("gid_map");
-	close(fd);
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", pid);
-	user_ns_fd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
-	user_net_fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (user_ns_fd < 0 || user_net_fd < 0)
-		die("open /proc/PID/ns");
-	close(down[1]);
-	close(up[0]);
-	if (waitpid(pid, NULL, 0) != pid)
-		die("waitpid");
-}
-
-static int read_sysctl(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	int v;
-
-	if (!f || fscanf(f, "%d", &v) != 1)
-		die(path);
-	fclose(f);
-	return v;
-}
-
 int main(void)
 {
 	int ri, op, cells = 0, left;
-	struct timespec t0, t1;
-	char msg[200];
+	double t0 = nk_now();
 	int err;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	unpriv_bpf_disabled = read_sysctl("/proc/sys/kernel/unprivileged_bpf_disabled");
+	if (nk_read_int("/proc/sys/kernel/unprivileged_bpf_disabled", &unpriv_bpf_disabled))
+		die("/proc/sys/kernel/unprivileged_bpf_disabled");
 	printf("# kernel.unprivileged_bpf_disabled = %d\n", unpriv_bpf_disabled);
 
 	init_net_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (init_net_fd < 0)
 		die("/proc/self/ns/net");
-	make_userns();
+	/* The user namespace and its netns, held by fds; a helper made them. */
+	err = nk_userns_new(&user_ns_fd, &user_net_fd);
+	if (err) {
+		errno = -err;
+		die("a user namespace and its netns");
+	}
 
 	/* The devices; root creates them before the matrix runs. */
-	err = nl_create("nkpv0", "nkpv1", IDX_PRI, IDX_PEER, msg, sizeof(msg));
-	if (err) {
-		errno = -err;
-		printf("# %s\n", msg);
-		die("create nkpv0/nkpv1 in the initial netns");
-	}
+	create_pair("nkpv0", "nkpv1", IDX_PRI, IDX_PEER, "the initial netns");
 	root_enter(NS_USER);
-	err = nl_create("nkpu0", "nkpu1", IDX_UPRI, IDX_UPEER, msg, sizeof(msg));
-	if (err) {
-		errno = -err;
-		printf("# %s\n", msg);
-		die("create nkpu0/nkpu1 in the user namespace's netns");
-	}
+	create_pair("nkpu0", "nkpu1", IDX_UPRI, IDX_UPEER, "the user namespace's netns");
 	root_enter(NS_INIT);
 
 	/* Loaded by root, inherited by every child. */
@@ -929,13 +657,8 @@ int main(void)
 	close(user_net_fd);
 	close(user_ns_fd);
 	close(init_net_fd);
-	printf("%s - cleanup: no test device left in either netns (%d left)\n",
-	       left ? "not ok" : "ok", left);
-	if (left)
-		failures++;
+	nk_report(!left, "cleanup: no test device left in either netns (%d left)", left);
 
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	printf("# %d cells, %d failed, %.1f s\n", cells, failures,
-	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9);
-	return failures ? 1 : 0;
+	printf("# %d cells, %d failed, %.1f s\n", cells, nk_failures, nk_now() - t0);
+	return nk_failures ? 1 : 0;
 }
