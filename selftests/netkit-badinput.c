@@ -38,12 +38,11 @@
  * "census" prints the netkit devices, the programs named nkbad* and the
  * netkit BPF links that exist, for the script's before/after comparison.
  *
- * Raw netlink and raw bpf(2) only (no libbpf, no libmnl).
+ * Raw netlink and raw bpf(2) only (no libbpf, no libmnl), through lib/.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,22 +51,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <net/if.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
-#include <linux/bpf.h>
-#include <linux/if_link.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 #include <linux/veth.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
-#ifndef ENOTSUPP
-#define ENOTSUPP	524
-#endif
-#define NL_NOANSWER	1	/* nl_talk(): no answer within the timeout */
 /* Mainline's IFLA_NETKIT_PAIRING, one past the last attribute 6.1 names. */
 #define NK_PAIRING	(IFLA_NETKIT_MAX + 1)
 /* Mainline's BPF_LINK_CREATE_LAST_FIELD is link_create.uprobe_multi.pid,
@@ -77,8 +66,7 @@
 #define LINK_CREATE_END_MAINLINE	60
 #define LINK_CREATE_END_61		48
 
-static int nl_fd = -1;
-static __u32 nl_seq;
+static struct nk_nl nl = { .fd = -1 };
 static int verbose;
 
 static void die(const char *what, int err)
@@ -87,16 +75,13 @@ static void die(const char *what, int err)
 	exit(1);
 }
 
-/* --- random numbers (xorshift64*) ------------------------------------- */
+/* --- random numbers (lib/'s xorshift64*) ------------------------------ */
 
 static __u64 rng_state;
 
 static __u64 rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1DULL;
+	return nk_rand(&rng_state);
 }
 
 static __u32 rn(__u32 n)	/* 0 .. n-1 */
@@ -109,290 +94,37 @@ static int chance(int percent)
 	return (int)rn(100) < percent;
 }
 
-/* --- netlink message builder ------------------------------------------ */
+/* --- netlink, on lib/: every request asks for an ack ------------------ */
 
-#define MAXATTRS	256
-
-struct msgb {
-	union {
-		struct nlmsghdr n;
-		char buf[8192];
-	};
-	int len;
-	int sp;
-	int stack[16];
-	int nattr;
-	int attr_off[MAXATTRS];	/* every attribute header, for the fuzzer */
-};
-
-static void b_init(struct msgb *b, int type, int flags, int ifindex)
+static void b_init(struct nk_msg *b, int type, int flags, int ifindex)
 {
-	struct ifinfomsg *ifm;
-
-	memset(b, 0, sizeof(*b));
-	b->n.nlmsg_type = type;
-	b->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	b->len = NLMSG_LENGTH(sizeof(*ifm));
-	ifm = NLMSG_DATA(&b->n);
-	ifm->ifi_family = AF_UNSPEC;
-	ifm->ifi_index = ifindex;
+	nk_msg_link(b, type, NLM_F_ACK | flags, ifindex);
 }
 
-static struct ifinfomsg *b_ifm(struct msgb *b)
-{
-	return NLMSG_DATA(&b->n);
-}
-
-static int b_room(struct msgb *b, int len)
-{
-	return NLA_ALIGN(b->len) + NLA_HDRLEN + len <= (int)sizeof(b->buf) - 16;
-}
-
-static struct nlattr *b_put(struct msgb *b, int type, const void *data, int len)
-{
-	struct nlattr *a;
-
-	if (len < 0 || !b_room(b, len)) {
-		fprintf(stderr, "netkit-badinput: netlink message too long\n");
-		exit(2);
-	}
-	a = (struct nlattr *)(b->buf + NLA_ALIGN(b->len));
-	memset(a, 0, NLA_HDRLEN + NLA_ALIGN(len));
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	if (len && data)
-		memcpy(a + 1, data, len);
-	if (b->nattr < MAXATTRS)
-		b->attr_off[b->nattr++] = (char *)a - b->buf;
-	b->len = NLA_ALIGN(b->len) + NLA_ALIGN(a->nla_len);
-	return a;
-}
-
-static void b_u32(struct msgb *b, int type, __u32 v)
-{
-	b_put(b, type, &v, sizeof(v));
-}
-
-static void b_u16(struct msgb *b, int type, __u16 v)
-{
-	b_put(b, type, &v, sizeof(v));
-}
-
-static void b_str(struct msgb *b, int type, const char *s)
-{
-	b_put(b, type, s, strlen(s) + 1);
-}
-
-/* Bytes without an attribute header, inside the innermost open nest. */
-static void b_raw(struct msgb *b, const void *data, int len)
-{
-	if (!b_room(b, len)) {
-		fprintf(stderr, "netkit-badinput: netlink message too long\n");
-		exit(2);
-	}
-	if (data)
-		memcpy(b->buf + b->len, data, len);
-	else
-		memset(b->buf + b->len, 0, len);
-	b->len += len;
-}
-
-static void b_push(struct msgb *b, int type)
-{
-	struct nlattr *a = b_put(b, type, NULL, 0);
-
-	b->stack[b->sp++] = (char *)a - b->buf;
-}
-
-static void b_pop(struct msgb *b)
-{
-	struct nlattr *a = (struct nlattr *)(b->buf + b->stack[--b->sp]);
-
-	a->nla_len = b->len - ((char *)a - b->buf);
-}
-
-/* IFLA_IFNAME, IFLA_LINKINFO { IFLA_INFO_KIND "netkit", IFLA_INFO_DATA {
- * ...; the caller adds netkit attributes, then nk_end().
- */
-static void nk_begin(struct msgb *b, int type, int flags, int ifindex,
+static void nk_begin(struct nk_msg *b, int type, int flags, int ifindex,
 		     const char *name)
 {
-	b_init(b, type, flags, ifindex);
-	if (name)
-		b_str(b, IFLA_IFNAME, name);
-	b_push(b, IFLA_LINKINFO);
-	b_put(b, IFLA_INFO_KIND, "netkit", 6);
-	b_push(b, IFLA_INFO_DATA);
+	nk_netkit_begin(b, type, NLM_F_ACK | flags, ifindex, name);
 }
 
-static void nk_end(struct msgb *b)
+static int nl_talk(struct nk_msg *b, char *msg, size_t msgsz)
 {
-	while (b->sp)
-		b_pop(b);
-}
-
-/* IFLA_NETKIT_PEER_INFO: an ifinfomsg, then the peer's attributes; the
- * caller may add more and must b_pop().
- */
-static void nk_peer(struct msgb *b, int ifindex, const char *name)
-{
-	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC, .ifi_index = ifindex };
-
-	b_push(b, IFLA_NETKIT_PEER_INFO);
-	b_raw(b, &ifm, sizeof(ifm));
-	if (name)
-		b_str(b, IFLA_IFNAME, name);
-}
-
-/* --- netlink I/O --------------------------------------------------------*/
-
-static void nl_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int one = 1, bufsz = 1 << 20;
-
-	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (nl_fd < 0 || bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
-		die("netlink socket", -errno);
-	setsockopt(nl_fd, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz));
-}
-
-static void extack_msg(struct nlmsghdr *n, char *msg, size_t msgsz)
-{
-	const char *s = nk_extack_msg(n, n->nlmsg_len);
-
-	if (msg)
-		snprintf(msg, msgsz, "%s", s ? s : "");
-}
-
-static int nl_timeout_ms = 10000;
-
-/* NLMSG_OK()/NLMSG_NEXT() without their signed/unsigned comparisons */
-static int nlmsg_ok(const char *buf, const struct nlmsghdr *h, int len)
-{
-	int off = (const char *)h - buf;
-
-	return off + NLMSG_HDRLEN <= len && h->nlmsg_len >= NLMSG_HDRLEN &&
-	       off + (long)h->nlmsg_len <= len;
-}
-
-static struct nlmsghdr *nlmsg_next(const struct nlmsghdr *h)
-{
-	return (struct nlmsghdr *)((char *)h + NLMSG_ALIGN(h->nlmsg_len));
-}
-
-/* Send the message, return the ack's error (0 or -errno), the extack
- * message in msg, or NL_NOANSWER.
- */
-static int nl_send_raw(const void *buf, int len, char *msg, size_t msgsz)
-{
-	static char rbuf[65536];
-	struct pollfd pfd = { .fd = nl_fd, .events = POLLIN };
-	struct nlmsghdr *h;
-	int n;
-
-	if (msg)
-		*msg = 0;
-	if (send(nl_fd, buf, len, 0) < 0)
-		return -errno;
-	for (;;) {
-		n = poll(&pfd, 1, nl_timeout_ms);
-		if (n <= 0)
-			return NL_NOANSWER;
-		n = recv(nl_fd, rbuf, sizeof(rbuf), 0);
-		if (n < 0)
-			return -errno;
-		for (h = (struct nlmsghdr *)rbuf; nlmsg_ok(rbuf, h, n); h = nlmsg_next(h)) {
-			if (h->nlmsg_seq != nl_seq || h->nlmsg_type != NLMSG_ERROR)
-				continue;
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
-				return -EPROTO;
-			extack_msg(h, msg, msgsz);
-			return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-		}
-	}
-}
-
-static int nl_talk(struct msgb *b, char *msg, size_t msgsz)
-{
-	b->n.nlmsg_len = b->len;
-	b->n.nlmsg_seq = ++nl_seq;
-	return nl_send_raw(b->buf, b->len, msg, msgsz);
+	return nk_nl_talk(&nl, b, msg, msgsz);
 }
 
 /* The netkit devices that exist (ifindexes), by a RTM_GETLINK dump. */
 static int nk_list(int *idx, int max)
 {
-	static char rbuf[65536];
-	struct {
-		struct nlmsghdr n;
-		struct ifinfomsg i;
-	} req = {
-		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg)),
-		.n.nlmsg_type = RTM_GETLINK,
-		.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-		.i.ifi_family = AF_UNSPEC,
-	};
-	struct pollfd pfd = { .fd = nl_fd, .events = POLLIN };
-	struct nlmsghdr *h;
-	int n, count = 0;
+	static struct nk_link ls[256];
+	int i, n = nk_links_dump(&nl, ls, max < 256 ? max : 256, 1);
 
-	req.n.nlmsg_seq = ++nl_seq;
-	if (send(nl_fd, &req, req.n.nlmsg_len, 0) < 0)
-		die("RTM_GETLINK dump", -errno);
-	for (;;) {
-		if (poll(&pfd, 1, nl_timeout_ms) <= 0)
-			die("RTM_GETLINK dump: no answer", -ETIMEDOUT);
-		n = recv(nl_fd, rbuf, sizeof(rbuf), 0);
-		if (n < 0)
-			die("RTM_GETLINK dump", -errno);
-		for (h = (struct nlmsghdr *)rbuf; nlmsg_ok(rbuf, h, n); h = nlmsg_next(h)) {
-			struct ifinfomsg *ifm = NLMSG_DATA(h);
-			struct rtattr *a, *li;
-			int alen, llen;
-
-			if (h->nlmsg_seq != nl_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return count;
-			if (h->nlmsg_type == NLMSG_ERROR)
-				die("RTM_GETLINK dump", ((struct nlmsgerr *)NLMSG_DATA(h))->error);
-			if (h->nlmsg_type != RTM_NEWLINK)
-				continue;
-			alen = IFLA_PAYLOAD(h);
-			for (a = IFLA_RTA(ifm); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-				if (a->rta_type != IFLA_LINKINFO)
-					continue;
-				llen = RTA_PAYLOAD(a);
-				for (li = RTA_DATA(a); RTA_OK(li, llen); li = RTA_NEXT(li, llen)) {
-					if (li->rta_type == IFLA_INFO_KIND &&
-					    RTA_PAYLOAD(li) >= 6 &&
-					    !strncmp(RTA_DATA(li), "netkit", 6)) {
-						if (count < max)
-							idx[count] = ifm->ifi_index;
-						count++;
-					}
-				}
-			}
-		}
-	}
-}
-
-static int nk_count(void)
-{
-	int idx[1];
-
-	return nk_list(idx, 0);
-}
-
-static int link_del(int ifindex)
-{
-	struct msgb b;
-
-	b_init(&b, RTM_DELLINK, 0, ifindex);
-	return nl_talk(&b, NULL, 0);
+	if (n == NK_NL_NOANSWER)
+		die("RTM_GETLINK dump: no answer", -ETIMEDOUT);
+	if (n < 0)
+		die("RTM_GETLINK dump", n);
+	for (i = 0; i < n && i < max && i < 256; i++)
+		idx[i] = ls[i].ifindex;
+	return n;
 }
 
 /* Netkit devices that existed before this program ran: never touched. */
@@ -423,7 +155,7 @@ again:
 				break;
 		if (j < nkeep || preexisting(idx[i]))
 			continue;
-		if (link_del(idx[i]) == 0)
+		if (nk_link_del(&nl, idx[i]) == 0)
 			deleted++;
 		if (++guard > 1000)
 			die("sweep: netkit devices do not go away", -EBUSY);
@@ -440,14 +172,14 @@ struct pair {
 static int pair_create(struct pair *p, const char *prim, const char *peer,
 		       __u32 mode)
 {
-	struct msgb b;
+	struct nk_msg b;
 	char msg[256];
 	int err;
 
 	nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, prim);
-	b_u32(&b, IFLA_NETKIT_MODE, mode);
-	nk_peer(&b, 0, peer);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, mode);
+	nk_netkit_peer(&b, 0, peer);
+	nk_nest_end_all(&b);
 	err = nl_talk(&b, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
@@ -464,19 +196,19 @@ static int pair_create(struct pair *p, const char *prim, const char *peer,
 static int veth_create(const char *a, const char *b_name)
 {
 	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
-	struct msgb b;
+	struct nk_msg b;
 	char msg[256];
 	int err;
 
 	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	b_str(&b, IFLA_IFNAME, a);
-	b_push(&b, IFLA_LINKINFO);
-	b_put(&b, IFLA_INFO_KIND, "veth", 4);
-	b_push(&b, IFLA_INFO_DATA);
-	b_push(&b, VETH_INFO_PEER);
-	b_raw(&b, &ifm, sizeof(ifm));
-	b_str(&b, IFLA_IFNAME, b_name);
-	nk_end(&b);
+	nk_put_str(&b, IFLA_IFNAME, a);
+	nk_nest(&b, IFLA_LINKINFO);
+	nk_put(&b, IFLA_INFO_KIND, "veth", 4);
+	nk_nest(&b, IFLA_INFO_DATA);
+	nk_nest(&b, VETH_INFO_PEER);
+	nk_put_raw(&b, &ifm, sizeof(ifm));
+	nk_put_str(&b, IFLA_IFNAME, b_name);
+	nk_nest_end_all(&b);
 	err = nl_talk(&b, msg, sizeof(msg));
 	if (err)
 		fprintf(stderr, "netkit-badinput: creating veth %s: %s %s\n", a,
@@ -484,48 +216,15 @@ static int veth_create(const char *a, const char *b_name)
 	return err;
 }
 
-/* --- bpf ----------------------------------------------------------------*/
-
-static int sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
-{
-	long ret = syscall(__NR_bpf, cmd, attr, size);
-
-	return ret < 0 ? -errno : (int)ret;
-}
+/* --- bpf, on lib/ ------------------------------------------------------*/
 
 static int prog_load(int type, int eat, int ret, const char *name)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
-	union bpf_attr a;
-	int fd;
+	int fd = nk_prog_load(type, eat, ret, name);
 
-	memset(&a, 0, sizeof(a));
-	a.prog_type = type;
-	a.expected_attach_type = eat;
-	a.insns = (unsigned long)insns;
-	a.insn_cnt = 2;
-	a.license = (unsigned long)"GPL";
-	strncpy(a.prog_name, name, sizeof(a.prog_name) - 1);
-	fd = sys_bpf(BPF_PROG_LOAD, &a, sizeof(a));
 	if (fd < 0)
 		die("BPF_PROG_LOAD", fd);
 	return fd;
-}
-
-static __u32 prog_id(int fd)
-{
-	struct bpf_prog_info info;
-	union bpf_attr a;
-
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) ? 0 : info.id;
 }
 
 /* The link's id and, through *ifindex, its device (0: gone); 0 if fd is
@@ -534,14 +233,8 @@ static __u32 prog_id(int fd)
 static __u32 link_info(int fd, __u32 *type, __u32 *ifindex)
 {
 	struct bpf_link_info info;
-	union bpf_attr a;
 
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	if (sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)))
+	if (nk_link_info(fd, &info))
 		return 0;
 	if (type)
 		*type = info.type;
@@ -553,94 +246,12 @@ static __u32 link_info(int fd, __u32 *type, __u32 *ifindex)
 static int attach(int ifindex, int type, int fd, __u32 flags, __u32 rel,
 		  __u64 rev, int replace_fd)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_ifindex = ifindex;
-	a.attach_type = type;
-	a.attach_bpf_fd = fd;
-	a.attach_flags = flags;
-	a.relative_fd = rel;
-	a.expected_revision = rev;
-	a.replace_bpf_fd = replace_fd;
-	return sys_bpf(BPF_PROG_ATTACH, &a, sizeof(a));
-}
-
-static int detach(int ifindex, int type, int fd, __u32 flags, __u32 rel,
-		  __u64 rev)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_ifindex = ifindex;
-	a.attach_type = type;
-	a.attach_bpf_fd = fd;
-	a.attach_flags = flags;
-	a.relative_fd = rel;
-	a.expected_revision = rev;
-	return sys_bpf(BPF_PROG_DETACH, &a, sizeof(a));
+	return nk_prog_attach(ifindex, type, fd, flags, rel, replace_fd, rev);
 }
 
 static int query(int ifindex, int type, __u32 *ids, __u32 *count, __u64 *rev)
 {
-	union bpf_attr a;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.query.target_ifindex = ifindex;
-	a.query.attach_type = type;
-	a.query.prog_ids = (unsigned long)ids;
-	a.query.count = count ? *count : 0;
-	ret = sys_bpf(BPF_PROG_QUERY, &a, sizeof(a));
-	if (count)
-		*count = a.query.count;
-	if (rev)
-		*rev = a.query.revision;
-	return ret;
-}
-
-static __u64 revision(int ifindex, int type)
-{
-	__u64 rev = 0;
-
-	query(ifindex, type, NULL, NULL, &rev);
-	return rev;
-}
-
-static int link_create(int ifindex, int type, int fd, __u32 flags, __u32 rel,
-		       __u64 rev)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.target_ifindex = ifindex;
-	a.link_create.attach_type = type;
-	a.link_create.prog_fd = fd;
-	a.link_create.flags = flags;
-	a.link_create.netkit.relative_fd = rel;
-	a.link_create.netkit.expected_revision = rev;
-	return sys_bpf(BPF_LINK_CREATE, &a, sizeof(a));
-}
-
-static int link_update(int link_fd, int new_fd, __u32 flags, int old_fd)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_update.link_fd = link_fd;
-	a.link_update.new_prog_fd = new_fd;
-	a.link_update.flags = flags;
-	a.link_update.old_prog_fd = old_fd;
-	return sys_bpf(BPF_LINK_UPDATE, &a, sizeof(a));
-}
-
-static int link_detach(int link_fd)
-{
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = link_fd;
-	return sys_bpf(BPF_LINK_DETACH, &a, sizeof(a));
+	return nk_prog_query(ifindex, type, ids, NULL, count, rev);
 }
 
 /* --- census ------------------------------------------------------------ */
@@ -651,53 +262,9 @@ struct census {
 
 static void census(struct census *c)
 {
-	union bpf_attr a;
-	__u32 id = 0, type;
-	int fd;
-
-	c->devices = nk_count();
-	c->progs = 0;
-	c->links = 0;
-	for (;;) {
-		struct bpf_prog_info info;
-
-		memset(&a, 0, sizeof(a));
-		a.start_id = id;
-		if (sys_bpf(BPF_PROG_GET_NEXT_ID, &a, sizeof(a)))
-			break;
-		id = a.next_id;
-		memset(&a, 0, sizeof(a));
-		a.prog_id = id;
-		fd = sys_bpf(BPF_PROG_GET_FD_BY_ID, &a, sizeof(a));
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		memset(&a, 0, sizeof(a));
-		a.info.bpf_fd = fd;
-		a.info.info_len = sizeof(info);
-		a.info.info = (unsigned long)&info;
-		if (!sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &a, sizeof(a)) &&
-		    !strncmp(info.name, "nkbad", 5))
-			c->progs++;
-		close(fd);
-	}
-	id = 0;
-	for (;;) {
-		memset(&a, 0, sizeof(a));
-		a.start_id = id;
-		if (sys_bpf(BPF_LINK_GET_NEXT_ID, &a, sizeof(a)))
-			break;
-		id = a.next_id;
-		memset(&a, 0, sizeof(a));
-		a.link_id = id;
-		fd = sys_bpf(BPF_LINK_GET_FD_BY_ID, &a, sizeof(a));
-		if (fd < 0)
-			continue;
-		type = 0;
-		if (link_info(fd, &type, NULL) && type == BPF_LINK_TYPE_NETKIT)
-			c->links++;
-		close(fd);
-	}
+	c->devices = nk_list(NULL, 0);
+	c->progs = nk_count_progs("nkbad");
+	c->links = nk_count_links(BPF_LINK_TYPE_NETKIT);
 }
 
 /* Wait (links and programs are freed from a work item) until no program
@@ -743,7 +310,7 @@ static void row(const char *name, int exp, const char *exp_msg, int got,
 		printf(" \"%s\"", exp_msg);
 	else
 		printf(" (no extack)");
-	printf(", got %s", got == NL_NOANSWER ? "no answer" : nk_errname(got));
+	printf(", got %s", got == NK_NL_NOANSWER ? "no answer" : nk_errname(got));
 	if (got_msg)
 		printf(" \"%s\"", got_msg);
 	else
@@ -759,7 +326,7 @@ static int keep[8], nkeep;
  * `creates` netkit pairs behind (removed here).
  */
 static void nl_row(const char *name, int exp, const char *exp_msg,
-		   struct msgb *b, int creates)
+		   struct nk_msg *b, int creates)
 {
 	char msg[512], extra[128];
 	int got, left;
@@ -808,7 +375,7 @@ static int bpf_dirty(int cmd, union bpf_attr *base, size_t off, unsigned int siz
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, base, sizeof(*base));
 	buf[off] = 1;
-	return sys_bpf(cmd, (union bpf_attr *)buf, size);
+	return nk_sys_bpf(cmd, (union bpf_attr *)buf, size);
 }
 
 static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
@@ -820,375 +387,375 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 	static const char leftover[] = "bytes leftover after parsing attributes";
 	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
 	static char zeros[1500];
-	struct msgb b;
+	struct nk_msg b;
 	__u8 one = 1;
 	__u32 garbage = 0x00010008;	/* an attribute header, len 8, in 4 bytes */
 
 	/* --- RTM_NEWLINK creating a pair --- */
 #define NEW(name) nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, name)
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, 2);
-	nk_peer(&b, 0, "nkbx0");
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, 2);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: MODE 2 (neither L2 nor L3)", -ERANGE, "integer out of range", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, 0xffffffff);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, 0xffffffff);
+	nk_nest_end_all(&b);
 	nl_row("newlink: MODE 0xffffffff", -ERANGE, "integer out of range", &b, 0);
 
 	NEW("nkbx1");
-	b_u16(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_end(&b);
+	nk_put_u16(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_nest_end_all(&b);
 	nl_row("newlink: MODE as a 2-byte attribute", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_POLICY, 1);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: POLICY 1 (neither pass nor drop)", -EINVAL,
 	       "Provided default xmit policy not supported", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_REDIRECT);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_REDIRECT);
+	nk_nest_end_all(&b);
 	nl_row("newlink: POLICY NETKIT_REDIRECT", -EINVAL,
 	       "Provided default xmit policy not supported", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_PEER_POLICY, (__u32)NETKIT_NEXT);
-	nk_peer(&b, 0, "nkbx0");
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, (__u32)NETKIT_NEXT);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_POLICY NETKIT_NEXT", -EINVAL,
 	       "Provided default xmit policy not supported", &b, 0);
 
 	NEW("nkbx1");
-	b_u16(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
-	nk_end(&b);
+	nk_put_u16(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_POLICY as a 2-byte attribute", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_DEFAULT + 1);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_DEFAULT + 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: SCRUB 2", -ERANGE, "integer out of range", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_PEER_SCRUB, 0x80000000);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_SCRUB, 0x80000000);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_SCRUB 0x80000000", -ERANGE, "integer out of range", &b, 0);
 
 	NEW("nkbx1");
-	b_put(&b, IFLA_NETKIT_HEADROOM, &one, 1);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_HEADROOM, &one, 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: HEADROOM as a 1-byte attribute", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	b_put(&b, IFLA_NETKIT_TAILROOM, &one, 1);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_TAILROOM, &one, 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: TAILROOM as a 1-byte attribute", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	b_u16(&b, IFLA_NETKIT_HEADROOM, 0xffff);
-	b_u16(&b, IFLA_NETKIT_TAILROOM, 0xffff);
-	nk_peer(&b, 0, "nkbx0");
-	nk_end(&b);
+	nk_put_u16(&b, IFLA_NETKIT_HEADROOM, 0xffff);
+	nk_put_u16(&b, IFLA_NETKIT_TAILROOM, 0xffff);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: HEADROOM and TAILROOM 0xffff (no upper bound)", 0, NULL, &b, 1);
 
 	NEW("nkbx1");
-	b_put(&b, IFLA_NETKIT_PEER_INFO, NULL, 0);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_PEER_INFO, NULL, 0);
+	nk_nest_end_all(&b);
 	nl_row("newlink: empty PEER_INFO", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	b_put(&b, IFLA_NETKIT_PEER_INFO, &ifm, 8);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_PEER_INFO, &ifm, 8);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO shorter than an ifinfomsg", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, -5, "nkbx0");
-	nk_end(&b);
+	nk_netkit_peer(&b, -5, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with a negative ifindex", -EINVAL,
 	       "ifindex can't be negative", &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0_name_longer_than_ifnamsiz_0123456789");
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0_name_longer_than_ifnamsiz_0123456789");
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with a 44-byte peer name", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_u16(&b, IFLA_MTU, 1500);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_u16(&b, IFLA_MTU, 1500);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with a 2-byte IFLA_MTU", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_put(&b, IFLA_LINKINFO, &one, 1);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put(&b, IFLA_LINKINFO, &one, 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", -ERANGE,
 	       "Attribute failed policy validation", &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_raw(&b, zeros, sizeof(zeros));
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_raw(&b, zeros, sizeof(zeros));
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)",
 	       0, leftover, &b, 1);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_raw(&b, "\xf0\xff\x03\x00garbage!", 12);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_raw(&b, "\xf0\xff\x03\x00garbage!", 12);
+	nk_nest_end_all(&b);
 	nl_row("newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)",
 	       0, leftover, &b, 1);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_u32(&b, IFLA_NET_NS_FD, nl_fd);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_u32(&b, IFLA_NET_NS_FD, nl.fd);
+	nk_nest_end_all(&b);
 	nl_row("newlink: peer IFLA_NET_NS_FD not a netns", -EINVAL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_u32(&b, IFLA_NET_NS_FD, 999);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_u32(&b, IFLA_NET_NS_FD, 999);
+	nk_nest_end_all(&b);
 	nl_row("newlink: peer IFLA_NET_NS_FD closed", -EBADF, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_u32(&b, IFLA_NET_NS_PID, 0x3ffffff0);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put_u32(&b, IFLA_NET_NS_PID, 0x3ffffff0);
+	nk_nest_end_all(&b);
 	nl_row("newlink: peer IFLA_NET_NS_PID missing", -ESRCH, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, "nkbx0");
-	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nk_nest_end_all(&b);
 	nl_row("newlink: IFLA_ADDRESS for the peer in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_end(&b);
-	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nk_nest_end_all(&b);
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
 	nl_row("newlink: IFLA_ADDRESS for the primary in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_peer(&b, 0, "nkbx0");
-	b_put(&b, IFLA_ADDRESS, mac_ok, 4);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 4);
+	nk_nest_end_all(&b);
 	nl_row("newlink: 4-byte IFLA_ADDRESS for the peer (L2)", -EINVAL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_end(&b);
-	b_put(&b, IFLA_ADDRESS, mac_ok, 4);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_nest_end_all(&b);
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 4);
 	nl_row("newlink: 4-byte IFLA_ADDRESS for the primary (L2)", -EINVAL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_peer(&b, 0, "nkbx0");
-	b_put(&b, IFLA_ADDRESS, mac_mcast, 6);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_put(&b, IFLA_ADDRESS, mac_mcast, 6);
+	nk_nest_end_all(&b);
 	nl_row("newlink: multicast IFLA_ADDRESS for the peer (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_end(&b);
-	b_put(&b, IFLA_ADDRESS, mac_mcast, 6);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_nest_end_all(&b);
+	nk_put(&b, IFLA_ADDRESS, mac_mcast, 6);
 	nl_row("newlink: multicast IFLA_ADDRESS for the primary (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
+	nk_nest_end_all(&b);
 	nl_row("newlink: IFLA_NETKIT_PRIMARY given by the user", -EINVAL,
 	       "Primary attribute is read-only", &b, 0);
 
 	NEW("nkbx1");
-	b_u32(&b, NK_PAIRING + 1, 7);
-	b_u32(&b, NK_PAIRING + 2, 7);
-	b_u32(&b, 0, 7);
-	b_u32(&b, 0x3fff, 7);
-	nk_peer(&b, 0, "nkbx0");
-	nk_end(&b);
+	nk_put_u32(&b, NK_PAIRING + 1, 7);
+	nk_put_u32(&b, NK_PAIRING + 2, 7);
+	nk_put_u32(&b, 0, 7);
+	nk_put_u32(&b, 0x3fff, 7);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)",
 	       0, NULL, &b, 1);
 
 	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	b_str(&b, IFLA_IFNAME, "nkbx1");
-	b_push(&b, IFLA_LINKINFO);
-	b_put(&b, IFLA_INFO_KIND, "netkit", 6);
-	b_put(&b, IFLA_INFO_DATA, &garbage, 4);
-	nk_end(&b);
+	nk_put_str(&b, IFLA_IFNAME, "nkbx1");
+	nk_nest(&b, IFLA_LINKINFO);
+	nk_put(&b, IFLA_INFO_KIND, "netkit", 6);
+	nk_put(&b, IFLA_INFO_DATA, &garbage, 4);
+	nk_nest_end_all(&b);
 	nl_row("newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)",
 	       0, leftover, &b, 1);
 
 	NEW(t->pname);
-	nk_end(&b);
+	nk_nest_end_all(&b);
 	nl_row("newlink: NLM_F_EXCL with an existing netkit name", -EEXIST, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_peer(&b, 0, t->pname);
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, t->pname);
+	nk_nest_end_all(&b);
 	nl_row("newlink: peer named like an existing device", -EEXIST, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_ifm(&b)->ifi_index = 30000;
-	nk_peer(&b, 1, "nkbx0");
-	nk_end(&b);
+	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_index = 30000;
+	nk_netkit_peer(&b, 1, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: peer ifindex taken (lo's)", -EBUSY, NULL, &b, 0);
 
 	NEW("nkbx1");
-	b_ifm(&b)->ifi_index = 30000;
-	nk_peer(&b, 30000, "nkbx0");
-	nk_end(&b);
+	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_index = 30000;
+	nk_netkit_peer(&b, 30000, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("newlink: primary ifindex taken by its own peer", -EBUSY, NULL, &b, 0);
 #undef NEW
 
 	/* --- RTM_NEWLINK on an existing device: changelink --- */
 #define CHG(ifindex) nk_begin(&b, RTM_NEWLINK, 0, ifindex, NULL)
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L3);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L3);
+	nk_nest_end_all(&b);
 	nl_row("changelink: MODE", -EACCES,
 	       "netkit link operating mode cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_MODE, 7);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, 7);
+	nk_nest_end_all(&b);
 	nl_row("changelink: MODE 7 (policy first)", -ERANGE, "integer out of range", &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_NONE);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_NONE);
+	nk_nest_end_all(&b);
 	nl_row("changelink: SCRUB", -EACCES,
 	       "netkit link scrubbing cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_PEER_SCRUB, NETKIT_SCRUB_NONE);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_SCRUB, NETKIT_SCRUB_NONE);
+	nk_nest_end_all(&b);
 	nl_row("changelink: PEER_SCRUB", -EACCES,
 	       "netkit link peer scrubbing cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	nk_peer(&b, 0, "nkbx0");
-	nk_end(&b);
+	nk_netkit_peer(&b, 0, "nkbx0");
+	nk_nest_end_all(&b);
 	nl_row("changelink: PEER_INFO", -EACCES,
 	       "netkit link peer info cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	b_u16(&b, IFLA_NETKIT_HEADROOM, 64);
-	nk_end(&b);
+	nk_put_u16(&b, IFLA_NETKIT_HEADROOM, 64);
+	nk_nest_end_all(&b);
 	nl_row("changelink: HEADROOM", -EACCES,
 	       "netkit link headroom cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	b_u16(&b, IFLA_NETKIT_TAILROOM, 64);
-	nk_end(&b);
+	nk_put_u16(&b, IFLA_NETKIT_TAILROOM, 64);
+	nk_nest_end_all(&b);
 	nl_row("changelink: TAILROOM", -EACCES,
 	       "netkit link tailroom cannot be changed after device creation", &b, 0);
 
 	CHG(t->prim);
-	b_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
-	nk_end(&b);
+	nk_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
+	nk_nest_end_all(&b);
 	nl_row("changelink: IFLA_NETKIT_PRIMARY", -EINVAL,
 	       "Primary attribute is read-only", &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_POLICY, 3);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, 3);
+	nk_nest_end_all(&b);
 	nl_row("changelink: POLICY 3", -EINVAL,
 	       "Provided default xmit policy not supported", &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_PEER_POLICY, 3);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, 3);
+	nk_nest_end_all(&b);
 	nl_row("changelink: PEER_POLICY 3", -EINVAL,
 	       "Provided default xmit policy not supported", &b, 0);
 
 	CHG(t->peer);
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_nest_end_all(&b);
 	nl_row("changelink on the peer: POLICY", -EACCES,
 	       "netkit link settings can be changed only through the primary device", &b, 0);
 
 	CHG(t->peer);
-	b_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+	nk_nest_end_all(&b);
 	nl_row("changelink on the peer: MODE", -EACCES,
 	       "netkit link settings can be changed only through the primary device", &b, 0);
 
 	CHG(t->peer);
-	nk_end(&b);
+	nk_nest_end_all(&b);
 	nl_row("changelink on the peer: empty INFO_DATA", -EACCES,
 	       "netkit link settings can be changed only through the primary device", &b, 0);
 
 	nk_begin(&b, RTM_NEWLINK, NLM_F_REPLACE, t->prim, NULL);
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_nest_end_all(&b);
 	nl_row("changelink with NLM_F_REPLACE", -EOPNOTSUPP, NULL, &b, 0);
 
 	b_init(&b, RTM_NEWLINK, 0, t->prim);
-	b_push(&b, IFLA_LINKINFO);
-	b_put(&b, IFLA_INFO_KIND, "veth", 4);
-	b_push(&b, IFLA_INFO_DATA);
-	nk_end(&b);
+	nk_nest(&b, IFLA_LINKINFO);
+	nk_put(&b, IFLA_INFO_KIND, "veth", 4);
+	nk_nest(&b, IFLA_INFO_DATA);
+	nk_nest_end_all(&b);
 	nl_row("changelink of a netkit device with kind veth", -EOPNOTSUPP, NULL, &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	b_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
-	b_u32(&b, NK_PAIRING + 1, 7);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
+	nk_put_u32(&b, NK_PAIRING + 1, 7);
+	nk_nest_end_all(&b);
 	nl_row("changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)",
 	       0, NULL, &b, 0);
 
 	CHG(t->prim);
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_PASS);
-	b_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_PASS);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_PASS);
+	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_PASS);
+	nk_nest_end_all(&b);
 	nl_row("changelink: POLICY and PEER_POLICY back to pass (valid)", 0, NULL, &b, 0);
 #undef CHG
 
 	/* --- RTM_SETLINK and RTM_DELLINK --- */
 	nk_begin(&b, RTM_SETLINK, 0, t->prim, NULL);
-	b_u32(&b, IFLA_NETKIT_MODE, 5);
-	b_u32(&b, IFLA_NETKIT_POLICY, 9);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_MODE, 5);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, 9);
+	nk_nest_end_all(&b);
 	nl_row("setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)",
 	       0, NULL, &b, 0);
 
 	b_init(&b, RTM_SETLINK, 0, t->prim);
-	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
 	nl_row("setlink: IFLA_ADDRESS of the L3 primary", -EOPNOTSUPP, NULL, &b, 0);
 
 	b_init(&b, RTM_SETLINK, 0, t->peer);
-	b_put(&b, IFLA_ADDRESS, mac_ok, 6);
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
 	nl_row("setlink: IFLA_ADDRESS of the L3 peer", -EOPNOTSUPP, NULL, &b, 0);
 
 	b_init(&b, RTM_SETLINK, 0, t->prim);
-	b_put(&b, IFLA_ADDRESS, mac_ok, 2);
+	nk_put(&b, IFLA_ADDRESS, mac_ok, 2);
 	nl_row("setlink: 2-byte IFLA_ADDRESS", -EINVAL, NULL, &b, 0);
 
 	b_init(&b, RTM_DELLINK, 0, 0x7fff0000);
 	nl_row("dellink: missing ifindex", -ENODEV, NULL, &b, 0);
 
 	b_init(&b, RTM_DELLINK, 0, 0);
-	b_str(&b, IFLA_IFNAME, "nkbnone");
+	nk_put_str(&b, IFLA_IFNAME, "nkbnone");
 	nl_row("dellink: missing name", -ENODEV, NULL, &b, 0);
 
 	b_init(&b, RTM_DELLINK, 0, 1);
 	nl_row("dellink: lo (no rtnl_link_ops)", -EOPNOTSUPP, NULL, &b, 0);
 
 	nk_begin(&b, RTM_NEWLINK, 0, v->prim, NULL);
-	b_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_end(&b);
+	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
+	nk_nest_end_all(&b);
 	nl_row("changelink of a veth with kind netkit", -EOPNOTSUPP, NULL, &b, 0);
 }
 
@@ -1224,13 +791,13 @@ static void table_full(const struct progs *g)
 	bpf_row("attach: a 64th program, BPF_F_BEFORE the first", -ERANGE,
 		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_BEFORE, 0, 0, 0));
 	bpf_row_fd("link_create: a 64th program", -ERANGE,
-		   link_create(m.prim, PRIM, g->q, 0, 0, 0));
+		   nk_link_create(m.prim, PRIM, g->q, 0, 0, 0));
 	bpf_row("attach: BPF_F_REPLACE in a full entry (valid)", 0,
 		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, 0, fds[0]));
-	lnk = link_create(m.prim, BPF_NETKIT_PEER, g->q, 0, 0, 0);
+	lnk = nk_link_create(m.prim, BPF_NETKIT_PEER, g->q, 0, 0, 0);
 	bpf_row("link_create: at the peer of the full primary (valid)", 0,
 		lnk < 0 ? lnk : 0);
-	bpf_row("dellink: the pair with 63 + 1 programs (valid)", 0, link_del(m.prim));
+	bpf_row("dellink: the pair with 63 + 1 programs (valid)", 0, nk_link_del(&nl, m.prim));
 	if (lnk >= 0)
 		close(lnk);
 	for (i = 0; i <= MPROG_MAX; i++)
@@ -1254,14 +821,14 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	bpf_row("attach: XDP program", -EINVAL, attach(t->prim, PRIM, g->x, 0, 0, 0, 0));
 	bpf_row("attach: attach type 999", -EINVAL, attach(t->prim, 999, g->p, 0, 0, 0, 0));
 	bpf_row("attach: attach_bpf_fd a netlink socket", -EINVAL,
-		attach(t->prim, PRIM, nl_fd, 0, 0, 0, 0));
+		attach(t->prim, PRIM, nl.fd, 0, 0, 0, 0));
 	bpf_row("attach: attach_bpf_fd closed", -EBADF, attach(t->prim, PRIM, 999, 0, 0, 0, 0));
 	bpf_row("attach: program for the peer (expected_attach_type) at primary",
 		0, attach(t->prim, PRIM, g->r, 0, 0, 0, 0));
-	bpf_row("detach: it again", 0, detach(t->prim, PRIM, g->r, 0, 0, 0));
+	bpf_row("detach: it again", 0, nk_prog_detach(t->prim, PRIM, g->r, 0, 0, 0));
 	bpf_row("attach: program with expected_attach_type 0 at peer", 0,
 		attach(t->prim, PEER, g->z, 0, 0, 0, 0));
-	bpf_row("detach: it again", 0, detach(t->prim, PEER, g->z, 0, 0, 0));
+	bpf_row("detach: it again", 0, nk_prog_detach(t->prim, PEER, g->z, 0, 0, 0));
 	bpf_row("attach: flag BPF_F_ALLOW_MULTI", -EINVAL,
 		attach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0, 0));
 	bpf_row("attach: flag 1 << 20", -EINVAL, attach(t->prim, PRIM, g->p, 1U << 20, 0, 0, 0));
@@ -1283,7 +850,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	/* relative_fd / relative_id */
 	bpf_row("attach: Q BPF_F_BEFORE|BPF_F_ID, relative_id P's id (valid)", 0,
 		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, g->pid, 0, 0));
-	bpf_row("detach: Q (valid)", 0, detach(t->prim, PRIM, g->q, 0, 0, 0));
+	bpf_row("detach: Q (valid)", 0, nk_prog_detach(t->prim, PRIM, g->q, 0, 0, 0));
 	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
 		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0, 0));
 	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id 0", -ENOENT,
@@ -1307,14 +874,14 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, g->s, 0, 0));
 
 	/* revisions */
-	rev = revision(t->prim, PRIM);
+	rev = nk_revision(t->prim, PRIM);
 	bpf_row("attach: stale expected_revision", -ESTALE,
 		attach(t->prim, PRIM, g->q, 0, 0, rev + 5, 0));
 	bpf_row("attach: Q with the current expected_revision (valid)", 0,
 		attach(t->prim, PRIM, g->q, 0, 0, rev, 0));
-	rev = revision(t->prim, PRIM);
+	rev = nk_revision(t->prim, PRIM);
 	bpf_row("detach: stale expected_revision", -ESTALE,
-		detach(t->prim, PRIM, g->q, 0, 0, rev - 1));
+		nk_prog_detach(t->prim, PRIM, g->q, 0, 0, rev - 1));
 
 	/* BPF_PROG_QUERY: P and Q attached */
 	memset(ids, 0, sizeof(ids));
@@ -1336,23 +903,23 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	row("query: count 0 returns the count only", 0, NULL, ret, NULL,
 	    extra[0] ? extra : NULL);
 	bpf_row("detach: Q with the current revision (valid)", 0,
-		detach(t->prim, PRIM, g->q, 0, 0, revision(t->prim, PRIM)));
+		nk_prog_detach(t->prim, PRIM, g->q, 0, 0, nk_revision(t->prim, PRIM)));
 
 	memset(&a, 0, sizeof(a));
 	a.query.target_ifindex = t->prim;
 	a.query.attach_type = PRIM;
 	a.query.query_flags = BPF_F_QUERY_EFFECTIVE;
-	bpf_row("query: BPF_F_QUERY_EFFECTIVE", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	bpf_row("query: BPF_F_QUERY_EFFECTIVE", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
 	a.query.query_flags = 2;
-	bpf_row("query: query_flags 2", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	bpf_row("query: query_flags 2", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
 	a.query.query_flags = 0;
 	a.query.attach_flags = 1;
-	bpf_row("query: attach_flags 1", -EINVAL, sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+	bpf_row("query: attach_flags 1", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
 	a.query.attach_flags = 0;
 	a.query.prog_ids = 0x10;
 	a.query.count = 2;
 	bpf_row("query: prog_ids pointing nowhere", -EFAULT,
-		sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
+		nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
 	bpf_row("query: target the peer", -EACCES, query(t->peer, PRIM, NULL, NULL, NULL));
 	bpf_row("query: target lo", -ENXIO, query(1, PRIM, NULL, NULL, NULL));
 	bpf_row("query: target a veth", -ENXIO, query(v->prim, PRIM, NULL, NULL, NULL));
@@ -1367,7 +934,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd closed", -EBADF,
 		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, 999));
 	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd a netlink socket", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, nl_fd));
+		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, nl.fd));
 	bpf_row("attach: BPF_F_REPLACE of a program not attached", -ENOENT,
 		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->r));
 	bpf_row("attach: BPF_F_REPLACE of a socket filter", -EINVAL,
@@ -1380,77 +947,77 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 		attach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0, g->q));
 
 	/* BPF_PROG_DETACH */
-	bpf_row("detach: BPF_F_REPLACE", -EINVAL, detach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0));
-	bpf_row("detach: a program not attached", -ENOENT, detach(t->prim, PRIM, g->r, 0, 0, 0));
-	bpf_row("detach: a socket filter", -EINVAL, detach(t->prim, PRIM, g->s, 0, 0, 0));
+	bpf_row("detach: BPF_F_REPLACE", -EINVAL, nk_prog_detach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0));
+	bpf_row("detach: a program not attached", -ENOENT, nk_prog_detach(t->prim, PRIM, g->r, 0, 0, 0));
+	bpf_row("detach: a socket filter", -EINVAL, nk_prog_detach(t->prim, PRIM, g->s, 0, 0, 0));
 	bpf_row("detach: flag BPF_F_ALLOW_MULTI", -EINVAL,
-		detach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0));
-	bpf_row("detach: attach type 999", -EINVAL, detach(t->prim, 999, g->p, 0, 0, 0));
+		nk_prog_detach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0));
+	bpf_row("detach: attach type 999", -EINVAL, nk_prog_detach(t->prim, 999, g->p, 0, 0, 0));
 	bpf_row("detach: nothing attached at the peer", -ENOENT,
-		detach(t->prim, PEER, g->p, 0, 0, 0));
-	bpf_row("detach: target the peer", -EACCES, detach(t->peer, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target lo", -ENXIO, detach(1, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target a veth", -ENXIO, detach(v->prim, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target ifindex 0", -ENODEV, detach(0, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target missing ifindex", -ENODEV, detach(missing, PRIM, g->p, 0, 0, 0));
+		nk_prog_detach(t->prim, PEER, g->p, 0, 0, 0));
+	bpf_row("detach: target the peer", -EACCES, nk_prog_detach(t->peer, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target lo", -ENXIO, nk_prog_detach(1, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target a veth", -ENXIO, nk_prog_detach(v->prim, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target ifindex 0", -ENODEV, nk_prog_detach(0, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: target missing ifindex", -ENODEV, nk_prog_detach(missing, PRIM, g->p, 0, 0, 0));
 	bpf_row("detach: BPF_F_AFTER|BPF_F_ID, relative_id missing", -ENOENT,
-		detach(t->prim, PRIM, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0, 0));
+		nk_prog_detach(t->prim, PRIM, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0, 0));
 
 	/* BPF_LINK_CREATE */
 	bpf_row_fd("link_create: socket filter program", -EINVAL,
-		   link_create(t->prim, PRIM, g->s, 0, 0, 0));
-	bpf_row_fd("link_create: XDP program", -EINVAL, link_create(t->prim, PRIM, g->x, 0, 0, 0));
-	bpf_row_fd("link_create: attach type 999", -EINVAL, link_create(t->prim, 999, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: prog_fd closed", -EBADF, link_create(t->prim, PRIM, 999, 0, 0, 0));
+		   nk_link_create(t->prim, PRIM, g->s, 0, 0, 0));
+	bpf_row_fd("link_create: XDP program", -EINVAL, nk_link_create(t->prim, PRIM, g->x, 0, 0, 0));
+	bpf_row_fd("link_create: attach type 999", -EINVAL, nk_link_create(t->prim, 999, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: prog_fd closed", -EBADF, nk_link_create(t->prim, PRIM, 999, 0, 0, 0));
 	bpf_row_fd("link_create: target the peer", -EACCES,
-		   link_create(t->peer, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target lo", -ENXIO, link_create(1, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target a veth", -ENXIO, link_create(v->prim, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target ifindex 0", -ENODEV, link_create(0, PRIM, g->q, 0, 0, 0));
+		   nk_link_create(t->peer, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target lo", -ENXIO, nk_link_create(1, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target a veth", -ENXIO, nk_link_create(v->prim, PRIM, g->q, 0, 0, 0));
+	bpf_row_fd("link_create: target ifindex 0", -ENODEV, nk_link_create(0, PRIM, g->q, 0, 0, 0));
 	bpf_row_fd("link_create: target missing ifindex", -ENODEV,
-		   link_create(missing, PRIM, g->q, 0, 0, 0));
+		   nk_link_create(missing, PRIM, g->q, 0, 0, 0));
 	bpf_row_fd("link_create: P, attached as a program", -EEXIST,
-		   link_create(t->prim, PRIM, g->p, 0, 0, 0));
+		   nk_link_create(t->prim, PRIM, g->p, 0, 0, 0));
 	bpf_row_fd("link_create: program for the peer at primary (valid)", 0,
-		   link_create(t->prim, PRIM, g->r, 0, 0, 0));
+		   nk_link_create(t->prim, PRIM, g->r, 0, 0, 0));
 	bpf_row_fd("link_create: stale expected_revision", -ESTALE,
-		   link_create(t->prim, PRIM, g->q, 0, 0, revision(t->prim, PRIM) + 3));
+		   nk_link_create(t->prim, PRIM, g->q, 0, 0, nk_revision(t->prim, PRIM) + 3));
 	bpf_row_fd("link_create: BPF_F_REPLACE, nothing to replace", -ENOENT,
-		   link_create(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0));
+		   nk_link_create(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0));
 	bpf_row_fd("link_create: flag BPF_F_ALLOW_MULTI", -EINVAL,
-		   link_create(t->prim, PRIM, g->q, BPF_F_ALLOW_MULTI, 0, 0));
+		   nk_link_create(t->prim, PRIM, g->q, BPF_F_ALLOW_MULTI, 0, 0));
 	bpf_row_fd("link_create: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
-		   link_create(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0));
+		   nk_link_create(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0));
 	bpf_row_fd("link_create: BPF_F_AFTER, relative_fd closed", -EBADF,
-		   link_create(t->prim, PRIM, g->q, BPF_F_AFTER, 999, 0));
+		   nk_link_create(t->prim, PRIM, g->q, BPF_F_AFTER, 999, 0));
 
 	/* a link of Q before P, for the update and detach rows */
-	lnk = link_create(t->prim, PRIM, g->q, BPF_F_BEFORE, g->p, 0);
+	lnk = nk_link_create(t->prim, PRIM, g->q, BPF_F_BEFORE, g->p, 0);
 	bpf_row("link_create: Q before P (valid)", 0, lnk < 0 ? lnk : 0);
 	if (lnk < 0)
 		lnk = 999;
 	bpf_row("link_update: new program a socket filter", -EINVAL,
-		link_update(lnk, g->s, 0, 0));
+		nk_link_update(lnk, g->s, 0, 0));
 	bpf_row("link_update: BPF_F_REPLACE, old program not the link's", -EPERM,
-		link_update(lnk, g->r, BPF_F_REPLACE, g->r));
-	bpf_row("link_update: flag BPF_F_BEFORE", -EINVAL, link_update(lnk, g->r, BPF_F_BEFORE, 0));
+		nk_link_update(lnk, g->r, BPF_F_REPLACE, g->r));
+	bpf_row("link_update: flag BPF_F_BEFORE", -EINVAL, nk_link_update(lnk, g->r, BPF_F_BEFORE, 0));
 	bpf_row("link_update: old_prog_fd without BPF_F_REPLACE", -EINVAL,
-		link_update(lnk, g->r, 0, g->q));
-	bpf_row("link_update: link_fd a program", -EINVAL, link_update(g->p, g->r, 0, 0));
-	bpf_row("link_update: link_fd closed", -EBADF, link_update(999, g->r, 0, 0));
-	bpf_row("link_update: new_prog_fd closed", -EBADF, link_update(lnk, 999, 0, 0));
+		nk_link_update(lnk, g->r, 0, g->q));
+	bpf_row("link_update: link_fd a program", -EINVAL, nk_link_update(g->p, g->r, 0, 0));
+	bpf_row("link_update: link_fd closed", -EBADF, nk_link_update(999, g->r, 0, 0));
+	bpf_row("link_update: new_prog_fd closed", -EBADF, nk_link_update(lnk, 999, 0, 0));
 	bpf_row("link_update: new program P, attached as a program", -EEXIST,
-		link_update(lnk, g->p, 0, 0));
+		nk_link_update(lnk, g->p, 0, 0));
 	bpf_row("link_update: new program the link's own (valid)", 0,
-		link_update(lnk, g->q, 0, 0));
-	bpf_row("detach: Q, attached through a link", -EBUSY, detach(t->prim, PRIM, g->q, 0, 0, 0));
+		nk_link_update(lnk, g->q, 0, 0));
+	bpf_row("detach: Q, attached through a link", -EBUSY, nk_prog_detach(t->prim, PRIM, g->q, 0, 0, 0));
 	bpf_row("detach: first position (no program), a link", -EBUSY,
-		detach(t->prim, PRIM, 0, BPF_F_BEFORE, 0, 0));
-	bpf_row("link_detach: link_fd a program", -EINVAL, link_detach(g->p));
-	bpf_row("link_detach: link_fd closed", -EBADF, link_detach(999));
-	bpf_row("link_detach: the link (valid)", 0, link_detach(lnk));
-	bpf_row("link_detach: the link again", 0, link_detach(lnk));
-	bpf_row("link_update: detached link", -ENOLINK, link_update(lnk, g->r, 0, 0));
+		nk_prog_detach(t->prim, PRIM, 0, BPF_F_BEFORE, 0, 0));
+	bpf_row("link_detach: link_fd a program", -EINVAL, nk_link_detach(g->p));
+	bpf_row("link_detach: link_fd closed", -EBADF, nk_link_detach(999));
+	bpf_row("link_detach: the link (valid)", 0, nk_link_detach(lnk));
+	bpf_row("link_detach: the link again", 0, nk_link_detach(lnk));
+	bpf_row("link_update: detached link", -ENOLINK, nk_link_update(lnk, g->r, 0, 0));
 	if (lnk != 999)
 		close(lnk);
 
@@ -1501,10 +1068,10 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	if (pair_create(&tmp, "nkbx1", "nkbx0", NETKIT_L3)) {
 		row("link of a deleted device: pair", 0, NULL, -ENODEV, NULL, "setup failed");
 	} else {
-		tmpfd = link_create(tmp.prim, PEER, g->q, 0, 0, 0);
+		tmpfd = nk_link_create(tmp.prim, PEER, g->q, 0, 0, 0);
 		bpf_row("link_create: at the peer of a second pair (valid)", 0,
 			tmpfd < 0 ? tmpfd : 0);
-		bpf_row("dellink: the second pair with a link (valid)", 0, link_del(tmp.prim));
+		bpf_row("dellink: the second pair with a link (valid)", 0, nk_link_del(&nl, tmp.prim));
 		if (tmpfd >= 0) {
 			__u32 ifx = 1;
 
@@ -1512,8 +1079,8 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 			row("link of a deleted device: link info ifindex 0", 0, NULL,
 			    ifx ? -EEXIST : 0, NULL, NULL);
 			bpf_row("link_update: link of a deleted device", -ENOLINK,
-				link_update(tmpfd, g->r, 0, 0));
-			bpf_row("link_detach: link of a deleted device", 0, link_detach(tmpfd));
+				nk_link_update(tmpfd, g->r, 0, 0));
+			bpf_row("link_detach: link of a deleted device", 0, nk_link_detach(tmpfd));
 			close(tmpfd);
 		}
 	}
@@ -1522,7 +1089,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	table_full(g);
 
 	/* undo: P is still attached */
-	bpf_row("detach: P (valid)", 0, detach(t->prim, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: P (valid)", 0, nk_prog_detach(t->prim, PRIM, g->p, 0, 0, 0));
 	count = 4;
 	ret = query(t->prim, PRIM, ids, &count, NULL);
 	row("query: nothing left at the primary", 0, NULL, ret, NULL,
@@ -1563,8 +1130,8 @@ static int cmd_table(void)
 	g.z = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_PASS, "nkbad_z");
 	g.s = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_s");
 	g.x = prog_load(BPF_PROG_TYPE_XDP, 0, 2 /* XDP_PASS */, "nkbad_x");
-	g.pid = prog_id(g.p);
-	g.qid = prog_id(g.q);
+	g.pid = nk_prog_id(g.p);
+	g.qid = nk_prog_id(g.q);
 	if (!g.pid || !g.qid)
 		die("table: setup: program ids", -ENOENT);
 
@@ -1576,7 +1143,7 @@ static int cmd_table(void)
 	close(g.z);
 	close(g.s);
 	close(g.x);
-	if (link_del(t.prim) || link_del(v.prim)) {
+	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, v.prim)) {
 		printf("not ok - table: deleting the pair and the veth\n");
 		rows_failed++;
 	}
@@ -1680,12 +1247,12 @@ static int fz_extra(struct fz *f)
 
 static void fz_reap(struct fz *f)
 {
-	struct msgb b;
+	struct nk_msg b;
 
 	f->pending = 0;
 	f->devices_created += fz_extra(f);
 	b_init(&b, RTM_DELLINK, 0, 0);
-	b_u32(&b, IFLA_GROUP, FZ_GROUP);
+	nk_put_u32(&b, IFLA_GROUP, FZ_GROUP);
 	nl_talk(&b, NULL, 0);
 	sweep(keep, nkeep);
 }
@@ -1706,15 +1273,15 @@ static int fz_fixture(struct fz *f)
 	if (f->t.prim) {
 		f->fixtures_remade++;
 		fz_reap(f);
-		link_del(f->t.prim);
-		link_del(f->t.peer);
+		nk_link_del(&nl, f->t.prim);
+		nk_link_del(&nl, f->t.peer);
 	}
 	keep[0] = keep[1] = -1;
 	nkeep = 0;
 	f->devices_created += fz_extra(f);
 	sweep(keep, 0);
 	if (f->veth)
-		link_del(f->veth);
+		nk_link_del(&nl, f->veth);
 	snprintf(prim, sizeof(prim), "nkfzp%lu", f->fixtures_remade);
 	snprintf(peer, sizeof(peer), "nkfzq%lu", f->fixtures_remade);
 	if (pair_create(&f->t, prim, peer, rn(2) ? NETKIT_L2 : NETKIT_L3))
@@ -1751,13 +1318,13 @@ static int fz_save_lo(void)
 
 static int fz_restore_lo(char *msg, size_t msgsz)
 {
-	struct msgb b;
+	struct nk_msg b;
 
 	b_init(&b, RTM_SETLINK, 0, 1);
-	b_ifm(&b)->ifi_flags = lo_flags.ifr_flags & IFF_UP;
-	b_ifm(&b)->ifi_change = IFF_UP;
-	b_u32(&b, IFLA_MTU, lo_mtu.ifr_mtu);
-	b_u32(&b, IFLA_GROUP, 0);
+	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_flags = lo_flags.ifr_flags & IFF_UP;
+	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_change = IFF_UP;
+	nk_put_u32(&b, IFLA_MTU, lo_mtu.ifr_mtu);
+	nk_put_u32(&b, IFLA_GROUP, 0);
 	return nl_talk(&b, msg, msgsz);
 }
 
@@ -1803,7 +1370,7 @@ static int fz_fd(struct fz *f)
 	switch (rn(12)) {
 	case 0: case 1: case 2: case 3: return f->progs[rn(6)];
 	case 4: case 5: return f->links[rn(NLINKS)];
-	case 6: return nl_fd;
+	case 6: return nl.fd;
 	case 7: return 0;
 	case 8: return 999;
 	case 9: return -1;
@@ -2012,7 +1579,7 @@ static int fz_bpf(struct fz *f, int kind)
 		buf[sizeof(*a) + rn(sizeof(buf) - sizeof(*a))] = 1;
 	snprintf(f->last, sizeof(f->last), "%s size %u", kind_name[kind], size);
 	make_it_fail(1);
-	ret = sys_bpf(cmd[kind], a, size);
+	ret = nk_sys_bpf(cmd[kind], a, size);
 	make_it_fail(0);
 	fz_count(f, kind, ret);
 	if (ret < 0)
@@ -2052,7 +1619,7 @@ static int fz_bpf(struct fz *f, int kind)
 }
 
 /* A valid netkit RTM_NEWLINK, mutated while it is built and afterwards. */
-static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
+static void fz_nl_build(struct fz *f, struct nk_msg *b, int kind)
 {
 	static const int types[] = { RTM_NEWLINK, RTM_SETLINK, RTM_DELLINK };
 	struct ifinfomsg pifm = { .ifi_family = AF_UNSPEC };
@@ -2070,18 +1637,18 @@ static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
 		flags |= 1 << rn(16);
 	b_init(b, types[kind], flags, 0);
 	if (!chance(70) || kind != K_NEWLINK || !(flags & NLM_F_CREATE))
-		b_ifm(b)->ifi_index = chance(30) || (kind == K_DELLINK && chance(70)) ?
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = chance(30) || (kind == K_DELLINK && chance(70)) ?
 				      0 : fz_ifindex(f);
-	if (b_ifm(b)->ifi_index == 1)	/* not lo: later tests need it */
-		b_ifm(b)->ifi_index = f->veth;
+	if (((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index == 1)	/* not lo: later tests need it */
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = f->veth;
 	if (chance(3))
-		b_ifm(b)->ifi_index = -rn(100);
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = -rn(100);
 	if (chance(5)) {
-		b_ifm(b)->ifi_flags = rnd();
-		b_ifm(b)->ifi_change = rnd();
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_flags = rnd();
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_change = rnd();
 	}
 	if (chance(2))
-		b_ifm(b)->ifi_family = rn(50);
+		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_family = rn(50);
 
 	/* IFLA_IFNAME */
 	if (chance(85)) {
@@ -2093,17 +1660,17 @@ static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
 		default: snprintf(name, sizeof(name), "nkfzc%lu", f->name_seq++ % 100000);
 		}
 		if (chance(5))
-			b_put(b, IFLA_IFNAME, name, strlen(name));	/* no NUL */
+			nk_put(b, IFLA_IFNAME, name, strlen(name));	/* no NUL */
 		else
-			b_str(b, IFLA_IFNAME, name);
+			nk_put_str(b, IFLA_IFNAME, name);
 	}
 	if (kind == K_NEWLINK && chance(95))
-		b_u32(b, IFLA_GROUP, FZ_GROUP);
+		nk_put_u32(b, IFLA_GROUP, FZ_GROUP);
 	if (chance(8))
-		b_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
+		nk_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
 		      chance(80) ? 6 : rn(10));
 	if (chance(4))
-		b_u32(b, IFLA_MTU, chance(50) ? 1280 + rn(9000) : fz_u32());
+		nk_put_u32(b, IFLA_MTU, chance(50) ? 1280 + rn(9000) : fz_u32());
 	for (n = chance(8) ? 1 + rn(3) : 0; n; n--) {	/* any top-level attribute */
 		int t = 1 + rn(IFLA_MAX);
 
@@ -2112,68 +1679,68 @@ static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
 		    t == IFLA_TARGET_NETNSID || t == IFLA_NEW_NETNSID || t == IFLA_IF_NETNSID)
 			continue;
 		v = fz_u32();
-		b_put(b, t, &v, rn(5) == 0 ? rn(8) : 4);
+		nk_put(b, t, &v, rn(5) == 0 ? rn(8) : 4);
 	}
 
 	/* IFLA_LINKINFO */
 	if (chance(92)) {
-		b_push(b, IFLA_LINKINFO);
+		nk_nest(b, IFLA_LINKINFO);
 		if (chance(96))
-			b_put(b, IFLA_INFO_KIND, "netkit", chance(90) ? 6 : 7);
+			nk_put(b, IFLA_INFO_KIND, "netkit", chance(90) ? 6 : 7);
 		if (chance(3))
-			b_put(b, IFLA_INFO_SLAVE_DATA, junk, rn(16));
+			nk_put(b, IFLA_INFO_SLAVE_DATA, junk, rn(16));
 		if (chance(4)) {
 			v = rnd();
-			b_put(b, IFLA_INFO_DATA, &v, rn(5));
+			nk_put(b, IFLA_INFO_DATA, &v, rn(5));
 		} else if (chance(92)) {
-			b_push(b, IFLA_INFO_DATA);
+			nk_nest(b, IFLA_INFO_DATA);
 			if (chance(50)) {
 				v = chance(70) ? rn(2) : fz_u32();
-				b_put(b, IFLA_NETKIT_MODE, &v, chance(92) ? 4 : rn(9));
+				nk_put(b, IFLA_NETKIT_MODE, &v, chance(92) ? 4 : rn(9));
 			}
 			if (chance(40)) {
 				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
-				b_put(b, IFLA_NETKIT_POLICY, &v, chance(92) ? 4 : rn(9));
+				nk_put(b, IFLA_NETKIT_POLICY, &v, chance(92) ? 4 : rn(9));
 			}
 			if (chance(40)) {
 				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
-				b_put(b, IFLA_NETKIT_PEER_POLICY, &v, chance(92) ? 4 : rn(9));
+				nk_put(b, IFLA_NETKIT_PEER_POLICY, &v, chance(92) ? 4 : rn(9));
 			}
 			if (chance(25)) {
 				v = chance(70) ? rn(2) : fz_u32();
-				b_put(b, IFLA_NETKIT_SCRUB, &v, chance(92) ? 4 : rn(9));
+				nk_put(b, IFLA_NETKIT_SCRUB, &v, chance(92) ? 4 : rn(9));
 			}
 			if (chance(25)) {
 				v = chance(70) ? rn(2) : fz_u32();
-				b_put(b, IFLA_NETKIT_PEER_SCRUB, &v, chance(92) ? 4 : rn(9));
+				nk_put(b, IFLA_NETKIT_PEER_SCRUB, &v, chance(92) ? 4 : rn(9));
 			}
 			if (chance(20)) {
 				v = chance(70) ? rn(256) : fz_u32();
-				b_put(b, IFLA_NETKIT_HEADROOM, &v, chance(92) ? 2 : rn(9));
+				nk_put(b, IFLA_NETKIT_HEADROOM, &v, chance(92) ? 2 : rn(9));
 			}
 			if (chance(20)) {
 				v = chance(70) ? rn(256) : fz_u32();
-				b_put(b, IFLA_NETKIT_TAILROOM, &v, chance(92) ? 2 : rn(9));
+				nk_put(b, IFLA_NETKIT_TAILROOM, &v, chance(92) ? 2 : rn(9));
 			}
 			if (chance(3))
-				b_put(b, IFLA_NETKIT_PRIMARY, &v, rn(5));
+				nk_put(b, IFLA_NETKIT_PRIMARY, &v, rn(5));
 			if (chance(3)) {
 				v = rn(3);
-				b_put(b, NK_PAIRING, &v, chance(90) ? 4 : rn(9));
+				nk_put(b, NK_PAIRING, &v, chance(90) ? 4 : rn(9));
 			}
 			if (chance(5)) {
 				v = fz_u32();
-				b_put(b, chance(50) ? (int)rn(20) : (int)rn(0x4000), &v, rn(9));
+				nk_put(b, chance(50) ? (int)rn(20) : (int)rn(0x4000), &v, rn(9));
 			}
 			if (chance(60)) {
-				b_push(b, IFLA_NETKIT_PEER_INFO);
+				nk_nest(b, IFLA_NETKIT_PEER_INFO);
 				pifm.ifi_index = 0;
 				if (chance(10))
 					pifm.ifi_index = chance(50) ? fz_ifindex(f) : -(int)rn(5);
 				n = sizeof(pifm);
 				if (chance(4))
 					n = rn(sizeof(pifm));
-				b_raw(b, &pifm, n);
+				nk_put_raw(b, &pifm, n);
 				if (n == sizeof(pifm)) {
 					if (chance(85)) {
 						snprintf(name, sizeof(name), "nkfzx%lu",
@@ -2182,28 +1749,28 @@ static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
 							snprintf(name, sizeof(name), "%s",
 								 chance(50) ? f->t.qname :
 								 "nkfz_peer_name_too_long");
-						b_str(b, IFLA_IFNAME, name);
+						nk_put_str(b, IFLA_IFNAME, name);
 					}
 					if (chance(10))
-						b_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
+						nk_put(b, IFLA_ADDRESS, chance(80) ? mac_ok : mac_mcast,
 						      chance(80) ? 6 : rn(10));
 					if (chance(5))
-						b_u32(b, IFLA_MTU, fz_u32());
+						nk_put_u32(b, IFLA_MTU, fz_u32());
 					if (chance(5)) {
 						v = fz_u32();
-						b_put(b, 1 + rn(IFLA_MAX), &v, rn(9));
+						nk_put(b, 1 + rn(IFLA_MAX), &v, rn(9));
 					}
 					if (chance(5)) {	/* nested garbage */
 						for (i = 0; i < (int)sizeof(junk); i++)
 							junk[i] = rnd();
-						b_raw(b, junk, rn(sizeof(junk)));
+						nk_put_raw(b, junk, rn(sizeof(junk)));
 					}
 				}
-				b_pop(b);
+				nk_nest_end(b);
 			}
-			b_pop(b);
+			nk_nest_end(b);
 		}
-		b_pop(b);
+		nk_nest_end(b);
 	}
 
 	/* after the fact: headers, values, truncation */
@@ -2224,17 +1791,9 @@ static void fz_nl_build(struct fz *f, struct msgb *b, int kind)
 	}
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int fz_netlink(struct fz *f, int kind)
 {
-	static struct msgb b;
+	static struct nk_msg b;
 	char msg[256];
 	int ret;
 
@@ -2242,14 +1801,14 @@ static int fz_netlink(struct fz *f, int kind)
 
 	fz_nl_build(f, &b, kind);
 	snprintf(f->last, sizeof(f->last), "%s len %d", kind_name[kind], b.len);
-	t = now_s();
+	t = nk_now();
 	make_it_fail(1);
 	ret = nl_talk(&b, msg, sizeof(msg));
 	make_it_fail(0);
-	t = now_s() - t;
-	if (ret == NL_NOANSWER) {
+	t = nk_now() - t;
+	if (ret == NK_NL_NOANSWER) {
 		f->noanswer++;
-		printf("# fuzz: %s: no answer within %d ms\n", kind_name[kind], nl_timeout_ms);
+		printf("# fuzz: %s: no answer within %d ms\n", kind_name[kind], nl.timeout_ms);
 		f->sent[kind]++;
 		return ret;
 	}
@@ -2280,7 +1839,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	rng_state = seed ? seed : 1;
 	fzp = &f;
 	signal(SIGALRM, fz_watchdog);
-	nl_timeout_ms = 10000;
+	nl.timeout_ms = 10000;
 	if (fz_save_lo())
 		die("fuzz: setup: lo's flags and MTU", -errno);
 	if (fz_fixture(&f))
@@ -2292,11 +1851,11 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	f.progs[4] = prog_load(BPF_PROG_TYPE_XDP, 0, 2, "nkbad_fx");
 	f.progs[5] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_PASS, "nkbad_f4");
 	for (k = 0; k < 6; k++)
-		f.prog_ids[k] = prog_id(f.progs[k]);
+		f.prog_ids[k] = nk_prog_id(f.progs[k]);
 
-	t0 = now_s();
+	t0 = nk_now();
 	for (i = 0; i < count; i++) {
-		t = now_s();
+		t = nk_now();
 		if (t - t0 > limit) {
 			printf("# fuzz: time limit of %.0f s reached after %lu messages\n", limit, i);
 			break;
@@ -2318,13 +1877,13 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 			fz_bpf(&f, k);
 			sent_bpf++;
 		}
-		f.secs[k] += now_s() - t;
+		f.secs[k] += nk_now() - t;
 		total++;
 		if (!(i % 500) && fz_fixture(&f))
 			die("fuzz: recreating the fixture", -ENODEV);
 	}
 	alarm(0);
-	t = now_s() - t0;
+	t = nk_now() - t0;
 
 	/* clean up: links, fixtures, programs */
 	for (k = 0; k < NLINKS; k++)
@@ -2333,8 +1892,8 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 			f.links_closed++;
 		}
 	fz_reap(&f);
-	link_del(f.t.prim);
-	link_del(f.veth);
+	nk_link_del(&nl, f.t.prim);
+	nk_link_del(&nl, f.veth);
 	sweep(keep, 0);
 	k = fz_restore_lo(msg, sizeof(msg));
 	if (k) {
@@ -2398,7 +1957,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		usage();
-	nl_open();
+	if (nk_nl_open(&nl, 1 << 20))
+		die("netlink socket", -errno);
+	nl.timeout_ms = 10000;
 	npre = nk_list(pre, 64);
 	if (!strcmp(argv[1], "table") && argc == 2)
 		return cmd_table();
@@ -2406,7 +1967,7 @@ int main(int argc, char **argv)
 		return cmd_census();
 	if (strcmp(argv[1], "fuzz"))
 		usage();
-	seed = ((__u64)time(NULL) << 20) ^ (__u64)getpid() ^ (__u64)(now_s() * 1e6);
+	seed = ((__u64)time(NULL) << 20) ^ (__u64)getpid() ^ (__u64)(nk_now() * 1e6);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--verbose")) {
 			verbose = 1;
