@@ -73,18 +73,13 @@
 #include <netinet/in.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <linux/bpf.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
 #include <linux/if_ether.h>
-#include <linux/if_link.h>
 #include <linux/if_packet.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 #define MAX_WORKERS	2
 #define NS_PEERS	3	/* peer namespaces per worker */
@@ -142,32 +137,8 @@ static char who[32] = "main";
 static long printed;
 static long *failures;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* One write per line, so the lines of the processes do not mix. */
-static void say(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	int len;
-
-	va_start(ap, fmt);
-	len = vsnprintf(buf, sizeof(buf) - 1, fmt, ap);
-	va_end(ap);
-	if (len < 0)
-		return;
-	if (len > (int)sizeof(buf) - 2)
-		len = sizeof(buf) - 2;
-	buf[len++] = '\n';
-	if (write(1, buf, len) < 0)
-		exit(3);
-}
+/* nk_say(): one write per line, so the lines of the processes do not mix. */
+#define say nk_say
 
 static void failure(const char *fmt, ...)
 {
@@ -184,256 +155,61 @@ static void failure(const char *fmt, ...)
 		say("# %s: more failures, not printed", who);
 }
 
-/* xorshift64* */
-static unsigned long long rng;
+/* lib/'s xorshift64*, reduced from bit 33 on */
+static __u64 rng;
 
 static unsigned int rnd(unsigned int n)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return n ? (unsigned int)((rng * 2685821657736338717ULL) >> 33) % n : 0;
+	__u64 x = nk_rand(&rng);
+
+	return n ? (unsigned int)(x >> 33) % n : 0;
 }
 
-/* ---- netlink ---- */
-
-struct msg {
-	struct nlmsghdr n;
-	char buf[2048];
-};
+/* ---- netlink, on lib/: a socket per netns, as an fd ---- */
 
 static char extack[256];
 static unsigned int nl_seq;
 
 static int nl_open(void)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd, one = 1;
+	struct nk_nl nl;
+	int err = nk_nl_open(&nl, 0);
 
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
+	return err ? err : nl.fd;
 }
 
-static void *msg_init(struct msg *m, int type, int flags, int hdrlen)
+/* 0 or -errno of an ack, the extack in extack; with reply, the answer. */
+static int nl_talk(int fd, struct nk_msg *m, void *reply, size_t size)
 {
-	memset(m, 0, sizeof(*m));
-	m->n.nlmsg_len = NLMSG_LENGTH(hdrlen);
-	m->n.nlmsg_type = type;
-	m->n.nlmsg_flags = NLM_F_REQUEST | flags;
-	return NLMSG_DATA(&m->n);
+	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
+	int err = nk_nl_request(&nl, m, extack, sizeof(extack), reply, size);
+
+	nl_seq = nl.seq;
+	return err;
 }
 
-static struct rtattr *add_attr(struct msg *m, int type, const void *data,
-			       int len)
+static int get_link(int fd, int ifindex, const char *name, struct nk_link *li)
 {
-	struct rtattr *rta = (void *)((char *)m + NLMSG_ALIGN(m->n.nlmsg_len));
+	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
+	int err = nk_link_get(&nl, ifindex, name, li);
 
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy((char *)rta + RTA_LENGTH(0), data, len);
-	m->n.nlmsg_len = NLMSG_ALIGN(m->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-static void add_u32(struct msg *m, int type, __u32 v)
-{
-	add_attr(m, type, &v, sizeof(v));
-}
-
-static void end_nest(struct msg *m, struct rtattr *nest)
-{
-	nest->rta_len = (char *)m + m->n.nlmsg_len - (char *)nest;
-}
-
-/* NLMSG_OK/NLMSG_NEXT for an int length, without sign-compare warnings */
-#define MSG_OK(h, len)	((len) >= (int)sizeof(*(h)) &&			\
-			 (h)->nlmsg_len >= sizeof(*(h)) &&		\
-			 (int)(h)->nlmsg_len <= (len))
-#define MSG_NEXT(h, len) ((len) -= NLMSG_ALIGN((h)->nlmsg_len),		\
-			  (h) = (void *)((char *)(h) + NLMSG_ALIGN((h)->nlmsg_len)))
-
-static void save_extack(struct nlmsghdr *n, int len)
-{
-	const char *s = nk_extack_msg(n, len);
-
-	snprintf(extack, sizeof(extack), "%s", s ? s : "");
-}
-
-/*
- * Send a request and wait for its answer: 0 or -errno of an ack, or, if
- * reply is given, the first message that is not an error copied there.
- */
-static int nl_talk(int fd, struct nlmsghdr *n, struct msg *reply)
-{
-	static char buf[32768];
-	struct nlmsghdr *h;
-	int len;
-
-	n->nlmsg_seq = ++nl_seq;
-	extack[0] = 0;
-	if (send(fd, n, n->nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		len = recv(fd, buf, sizeof(buf), 0);
-		if (len < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (h = (void *)buf; MSG_OK(h, len); MSG_NEXT(h, len)) {
-			if (h->nlmsg_seq != n->nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				struct nlmsgerr *e = NLMSG_DATA(h);
-
-				save_extack(h, h->nlmsg_len);
-				return e->error;
-			}
-			if (reply) {
-				if (h->nlmsg_len > sizeof(*reply))
-					return -EMSGSIZE;
-				memcpy(reply, h, h->nlmsg_len);
-				return 0;
-			}
-		}
-	}
-}
-
-struct linkinfo {
-	int ifindex, iflink, up, operstate;
-	int netkit, primary, policy, peer_policy, mode;
-	char name[IFNAMSIZ];
-	struct rtnl_link_stats64 st;
-	int has_stats;
-};
-
-static void parse_link(struct nlmsghdr *h, struct linkinfo *li)
-{
-	struct ifinfomsg *ifi = NLMSG_DATA(h);
-	int len = h->nlmsg_len - NLMSG_LENGTH(sizeof(*ifi));
-	struct rtattr *a, *b, *c;
-	int blen, clen;
-
-	memset(li, 0, sizeof(*li));
-	li->ifindex = ifi->ifi_index;
-	li->up = !!(ifi->ifi_flags & IFF_UP);
-	li->primary = li->policy = li->peer_policy = li->mode = -1;
-	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		switch (a->rta_type) {
-		case IFLA_IFNAME:
-			snprintf(li->name, sizeof(li->name), "%s",
-				 (char *)RTA_DATA(a));
-			break;
-		case IFLA_LINK:
-			li->iflink = *(__u32 *)RTA_DATA(a);
-			break;
-		case IFLA_OPERSTATE:
-			li->operstate = *(__u8 *)RTA_DATA(a);
-			break;
-		case IFLA_STATS64:
-			memcpy(&li->st, RTA_DATA(a), sizeof(li->st));
-			li->has_stats = 1;
-			break;
-		case IFLA_LINKINFO:
-			blen = RTA_PAYLOAD(a);
-			for (b = RTA_DATA(a); RTA_OK(b, blen); b = RTA_NEXT(b, blen)) {
-				if (b->rta_type == IFLA_INFO_KIND)
-					li->netkit = !strncmp(RTA_DATA(b), "netkit",
-							      RTA_PAYLOAD(b));
-				if (b->rta_type != IFLA_INFO_DATA)
-					continue;
-				clen = RTA_PAYLOAD(b);
-				for (c = RTA_DATA(b); RTA_OK(c, clen); c = RTA_NEXT(c, clen)) {
-					__u32 v = *(__u32 *)RTA_DATA(c);
-
-					switch (c->rta_type) {
-					case IFLA_NETKIT_PRIMARY:
-						li->primary = *(__u8 *)RTA_DATA(c);
-						break;
-					case IFLA_NETKIT_POLICY:
-						li->policy = v;
-						break;
-					case IFLA_NETKIT_PEER_POLICY:
-						li->peer_policy = v;
-						break;
-					case IFLA_NETKIT_MODE:
-						li->mode = v;
-						break;
-					}
-				}
-			}
-			break;
-		}
-	}
-}
-
-/* RTM_GETLINK by ifindex (or by name if ifindex is 0). */
-static int get_link(int fd, int ifindex, const char *name, struct linkinfo *li)
-{
-	struct msg m, reply;
-	struct ifinfomsg *ifi;
-	int err;
-
-	ifi = msg_init(&m, RTM_GETLINK, 0, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	if (!ifindex)
-		add_attr(&m, IFLA_IFNAME, name, strlen(name) + 1);
-	err = nl_talk(fd, &m.n, &reply);
-	if (err)
-		return err;
-	if (reply.n.nlmsg_type != RTM_NEWLINK)
-		return -EBADMSG;
-	parse_link(&reply.n, li);
-	return 0;
+	nl_seq = nl.seq;
+	return err;
 }
 
 /* Number of netkit devices in the namespace of the socket, or -errno. */
 static int count_netkit(int fd, char *names, int size)
 {
-	static char buf[32768];
-	struct nlmsghdr *h;
-	struct linkinfo li;
-	struct ifinfomsg *ifi;
-	struct msg m;
-	int len, count = 0;
+	static struct nk_link ls[64];
+	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
+	int i, n = nk_links_dump(&nl, ls, 64, 1);
 
+	nl_seq = nl.seq;
 	names[0] = 0;
-	ifi = msg_init(&m, RTM_GETLINK, NLM_F_DUMP, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	m.n.nlmsg_seq = ++nl_seq;
-	if (send(fd, &m, m.n.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		len = recv(fd, buf, sizeof(buf), 0);
-		if (len < 0)
-			return -errno;
-		for (h = (void *)buf; MSG_OK(h, len); MSG_NEXT(h, len)) {
-			if (h->nlmsg_seq != m.n.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return count;
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			if (h->nlmsg_type != RTM_NEWLINK)
-				continue;
-			parse_link(h, &li);
-			if (!li.netkit)
-				continue;
-			count++;
-			if ((int)strlen(names) + IFNAMSIZ + 2 < size)
-				sprintf(names + strlen(names), " %s", li.name);
-		}
-	}
+	for (i = 0; i < n && i < 64; i++)
+		if ((int)strlen(names) + IFNAMSIZ + 2 < size)
+			sprintf(names + strlen(names), " %s", ls[i].name);
+	return n;
 }
 
 /*
@@ -442,12 +218,12 @@ static int count_netkit(int fd, char *names, int size)
  */
 static int wait_oper_up(int fd, int ifindex)
 {
-	double deadline = now() + 20;
-	struct linkinfo li;
+	double deadline = nk_now() + 20;
+	struct nk_link li;
 	int err;
 
 	while (!(err = get_link(fd, ifindex, NULL, &li)) &&
-	       li.operstate != IF_OPER_UP && now() < deadline)
+	       li.operstate != IF_OPER_UP && nk_now() < deadline)
 		usleep(1000);
 	if (!err && li.operstate != IF_OPER_UP)
 		err = -ETIMEDOUT;
@@ -456,83 +232,61 @@ static int wait_oper_up(int fd, int ifindex)
 
 static int set_up(int fd, int ifindex)
 {
-	struct ifinfomsg *ifi;
-	struct msg m;
+	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
+	int err = nk_link_up(&nl, ifindex);
 
-	ifi = msg_init(&m, RTM_NEWLINK, NLM_F_ACK, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
-	return nl_talk(fd, &m.n, NULL);
+	nl_seq = nl.seq;
+	return err;
 }
 
 static int del_link(int fd, int ifindex)
 {
-	struct ifinfomsg *ifi;
-	struct msg m;
+	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
+	int err = nk_link_del(&nl, ifindex);
 
-	ifi = msg_init(&m, RTM_DELLINK, NLM_F_ACK, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	return nl_talk(fd, &m.n, NULL);
+	nl_seq = nl.seq;
+	return err;
 }
 
 static int move_link(int fd, int ifindex, int nsfd)
 {
-	struct ifinfomsg *ifi;
-	struct msg m;
+	struct nk_msg m;
 
-	ifi = msg_init(&m, RTM_NEWLINK, NLM_F_ACK, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = ifindex;
-	add_u32(&m, IFLA_NET_NS_FD, nsfd);
-	return nl_talk(fd, &m.n, NULL);
+	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
+	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
+	return nl_talk(fd, &m, NULL, 0);
 }
 
 /* RTM_NEWLINK of a netkit pair; the peer goes to peer_nsfd if >= 0. */
 static int new_pair(int fd, const char *name, const char *peer_name,
 		    __u32 mode, __u32 policy, __u32 peer_policy, int peer_nsfd)
 {
-	struct rtattr *linkinfo, *data, *peer;
-	struct ifinfomsg *ifi, peer_ifm = { .ifi_family = AF_UNSPEC };
-	struct msg m;
+	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer_name);
+	struct nk_msg m;
 
-	ifi = msg_init(&m, RTM_NEWLINK,
-		       NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	add_attr(&m, IFLA_IFNAME, name, strlen(name) + 1);
-	linkinfo = add_attr(&m, IFLA_LINKINFO, NULL, 0);
-	add_attr(&m, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = add_attr(&m, IFLA_INFO_DATA, NULL, 0);
-	add_u32(&m, IFLA_NETKIT_MODE, mode);
-	add_u32(&m, IFLA_NETKIT_POLICY, policy);
-	add_u32(&m, IFLA_NETKIT_PEER_POLICY, peer_policy);
-	peer = add_attr(&m, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
-	add_attr(&m, IFLA_IFNAME, peer_name, strlen(peer_name) + 1);
-	if (peer_nsfd >= 0)
-		add_u32(&m, IFLA_NET_NS_FD, peer_nsfd);
-	end_nest(&m, peer);
-	end_nest(&m, data);
-	end_nest(&m, linkinfo);
-	return nl_talk(fd, &m.n, NULL);
+	sp.mode = mode;
+	sp.policy = policy;
+	sp.peer_policy = peer_policy;
+	sp.peer_nsfd = peer_nsfd;
+	nk_netkit_pair(&m, NLM_F_ACK, &sp);
+	return nl_talk(fd, &m, NULL, 0);
 }
 
 static int add_addr(int fd, int ifindex, const char *addr)
 {
 	struct ifaddrmsg *ifa;
 	struct in_addr in;
-	struct msg m;
+	struct nk_msg m;
 
-	ifa = msg_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
-		       sizeof(*ifa));
+	ifa = nk_msg_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
+			  sizeof(*ifa));
 	ifa->ifa_family = AF_INET;
 	ifa->ifa_prefixlen = 24;
 	ifa->ifa_index = ifindex;
 	inet_pton(AF_INET, addr, &in);
-	add_attr(&m, IFA_LOCAL, &in, sizeof(in));
-	add_attr(&m, IFA_ADDRESS, &in, sizeof(in));
-	return nl_talk(fd, &m.n, NULL);
+	nk_put(&m, IFA_LOCAL, &in, sizeof(in));
+	nk_put(&m, IFA_ADDRESS, &in, sizeof(in));
+	return nl_talk(fd, &m, NULL, 0);
 }
 
 /* ---- namespaces ---- */
@@ -540,15 +294,31 @@ static int add_addr(int fd, int ifindex, const char *addr)
 /* No IPv6 on the devices made in the current netns from now on. */
 static int no_ipv6(void)
 {
-	int fd = open("/proc/sys/net/ipv6/conf/default/disable_ipv6", O_WRONLY);
+	return nk_write_str("/proc/sys/net/ipv6/conf/default/disable_ipv6", "1");
+}
 
-	if (fd < 0)
-		return -1;
-	if (write(fd, "1", 1) != 1) {
-		close(fd);
-		return -1;
+struct ns_socks {
+	int *rtnl, *packet;
+};
+
+/* In the new netns: no IPv6, an rtnetlink and maybe a packet socket. */
+static int ns_socks(void *arg)
+{
+	struct ns_socks *ss = arg;
+
+	if (no_ipv6())
+		return -errno;
+	*ss->rtnl = nl_open();
+	if (*ss->rtnl < 0)
+		return *ss->rtnl;
+	if (ss->packet) {
+		*ss->packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+		if (*ss->packet < 0) {
+			close(*ss->rtnl);
+			return -errno;
+		}
 	}
-	return close(fd);
+	return 0;
 }
 
 /*
@@ -557,146 +327,25 @@ static int no_ipv6(void)
  */
 static int new_netns(int home_fd, int *rtnl, int *packet)
 {
-	int fd;
+	struct ns_socks ss = { rtnl, packet };
 
-	if (unshare(CLONE_NEWNET) < 0)
-		return -errno;
-	fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (no_ipv6()) {
-		close(fd);
-		return -errno;
-	}
-	*rtnl = nl_open();
-	if (*rtnl < 0) {
-		close(fd);
-		return *rtnl;
-	}
-	if (packet) {
-		*packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-		if (*packet < 0) {
-			close(*rtnl);
-			close(fd);
-			return -errno;
-		}
-	}
-	if (setns(home_fd, CLONE_NEWNET) < 0) {
-		close(fd);
-		return -errno;
-	}
-	return fd;
+	return nk_netns_new(home_fd, ns_socks, &ss);
 }
 
-/* ---- bpf ---- */
+/* ---- bpf, on lib/ ---- */
 
-static int sys_bpf(int cmd, union bpf_attr *attr)
-{
-	int ret = syscall(__NR_bpf, cmd, attr, sizeof(*attr));
-
-	return ret < 0 ? -errno : ret;
-}
-
-/* The program "r0 = verdict; exit": its fd, or -errno as sys_bpf(). */
+/* The program "r0 = verdict; exit": its fd, or -errno. */
 static int prog_load(int type, int verdict, const char *name)
 {
-	int fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, verdict, name);
-
-	return fd < 0 ? -errno : fd;
+	return nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, verdict, name);
 }
 
 static int prog_id(int fd)
 {
 	struct bpf_prog_info info;
-	union bpf_attr attr;
-	int err;
+	int err = nk_obj_info(fd, &info, sizeof(info));
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	err = sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
 	return err ? err : (int)info.id;
-}
-
-static int link_info(int fd, struct bpf_link_info *info)
-{
-	union bpf_attr attr;
-
-	memset(info, 0, sizeof(*info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(*info);
-	attr.info.info = (unsigned long)info;
-	return sys_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
-}
-
-static int bpf_attach(int ifindex, int type, int prog_fd, __u32 flags,
-		      __u32 relative, int replace_fd, __u64 revision)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_type = type;
-	attr.attach_bpf_fd = prog_fd;
-	attr.attach_flags = flags;
-	attr.relative_fd = relative;
-	attr.replace_bpf_fd = replace_fd;
-	attr.expected_revision = revision;
-	return sys_bpf(BPF_PROG_ATTACH, &attr);
-}
-
-static int bpf_detach(int ifindex, int type, int prog_fd, __u32 flags,
-		      __u32 relative, __u64 revision)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_type = type;
-	attr.attach_bpf_fd = prog_fd;
-	attr.attach_flags = flags;
-	attr.relative_fd = relative;
-	attr.expected_revision = revision;
-	return sys_bpf(BPF_PROG_DETACH, &attr);
-}
-
-static int bpf_link_create(int ifindex, int type, int prog_fd, __u32 flags,
-			   __u32 relative, __u64 revision)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = prog_fd;
-	attr.link_create.target_ifindex = ifindex;
-	attr.link_create.attach_type = type;
-	attr.link_create.flags = flags;
-	attr.link_create.netkit.relative_fd = relative;
-	attr.link_create.netkit.expected_revision = revision;
-	return sys_bpf(BPF_LINK_CREATE, &attr);
-}
-
-static int bpf_link_update(int link_fd, int prog_fd, __u32 flags, int old_fd)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.link_update.link_fd = link_fd;
-	attr.link_update.new_prog_fd = prog_fd;
-	attr.link_update.flags = flags;
-	attr.link_update.old_prog_fd = old_fd;
-	return sys_bpf(BPF_LINK_UPDATE, &attr);
-}
-
-static int bpf_link_detach(int link_fd)
-{
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.link_detach.link_fd = link_fd;
-	return sys_bpf(BPF_LINK_DETACH, &attr);
 }
 
 struct query {
@@ -707,36 +356,10 @@ struct query {
 
 static int bpf_query(int ifindex, int type, struct query *q)
 {
-	union bpf_attr attr;
-	int err;
-
 	memset(q, 0, sizeof(*q));
-	memset(&attr, 0, sizeof(attr));
-	attr.query.target_ifindex = ifindex;
-	attr.query.attach_type = type;
-	attr.query.prog_ids = (unsigned long)q->prog_ids;
-	attr.query.link_ids = (unsigned long)q->link_ids;
-	attr.query.count = 64;
-	err = sys_bpf(BPF_PROG_QUERY, &attr);
-	q->count = attr.query.count;
-	q->revision = attr.query.revision;
-	return err;
-}
-
-/* IDs of all programs or links, sorted ascending; returns how many. */
-static int all_ids(int cmd, __u32 *ids, int max)
-{
-	union bpf_attr attr;
-	int n = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	while (n < max) {
-		if (sys_bpf(cmd, &attr))
-			break;
-		ids[n++] = attr.next_id;
-		attr.start_id = attr.next_id;
-	}
-	return n;
+	q->count = 64;
+	return nk_prog_query(ifindex, type, q->prog_ids, q->link_ids, &q->count,
+			     &q->revision);
 }
 
 /* ---- the workers' model ---- */
@@ -1057,10 +680,10 @@ static void do_attach(struct worker *w, int link)
 		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace,
 		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
 	if (link)
-		got = bpf_link_create(p->ifindex, hook_type[hk],
+		got = nk_link_create(p->ifindex, hook_type[hk],
 				      w->pool[hk][prog].fd, flags, relative, rev);
 	else
-		got = bpf_attach(p->ifindex, hook_type[hk], w->pool[hk][prog].fd,
+		got = nk_prog_attach(p->ifindex, hook_type[hk], w->pool[hk][prog].fd,
 				 flags, relative, replace < 0 ? 0 : replace, rev);
 	if (check(w, op, what, got < 0 ? got : 0, want)) {
 		if (link && got >= 0)
@@ -1078,7 +701,7 @@ static void do_attach(struct worker *w, int link)
 			h->a[pos].link_fd = -1;
 			if (link) {
 				struct bpf_link_info li;
-				int err = link_info(got, &li);
+				int err = nk_link_info(got, &li);
 
 				if (err) {
 					w->st->bad[op]++;
@@ -1226,7 +849,7 @@ static void do_detach(struct worker *w)
 		 "BPF_PROG_DETACH %s %s fd %s flags %#x relative %u expected_revision %llu (model %llu, %d attached)",
 		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative,
 		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
-	got = bpf_detach(p->ifindex, hook_type[hk], fd, flags, relative, rev);
+	got = nk_prog_detach(p->ifindex, hook_type[hk], fd, flags, relative, rev);
 	if (check(w, OP_DETACH, what, got, want)) {
 		resync(w, p);
 		return;
@@ -1320,7 +943,7 @@ static void do_update(struct worker *w)
 		 "BPF_LINK_UPDATE link %u on %s %s: prog %u -> %u flags %#x old_prog_fd %s",
 		 a->link_id, p->name, hook_name[hk], w->pool[hk][a->prog].id,
 		 w->pool[hk][prog].id, flags, old ? "set" : "0");
-	got = bpf_link_update(a->link_fd, w->pool[hk][prog].fd, flags, old);
+	got = nk_link_update(a->link_fd, w->pool[hk][prog].fd, flags, old);
 	if (check(w, OP_UPDATE, what, got, want)) {
 		resync(w, p);
 		return;
@@ -1344,12 +967,12 @@ static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a
 	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_UPDATE",
 		 a->link_id, p->name, hook_name[hk]);
 	if (rnd(2))
-		err = bpf_link_update(a->link_fd, w->pool[hk][prog].fd,
+		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd,
 				      BPF_F_REPLACE, w->pool[hk][a->prog].fd);
 	else
-		err = bpf_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0);
+		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0);
 	if (!check(w, OP_DEFUNCT, what, err, -ENOLINK)) {
-		err = link_info(a->link_fd, &li);
+		err = nk_link_info(a->link_fd, &li);
 		if (err || li.netkit.ifindex || li.netkit.attach_type !=
 		    (__u32)hook_type[hk] || li.id != a->link_id ||
 		    li.prog_id != w->pool[hk][a->prog].id) {
@@ -1363,13 +986,13 @@ static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a
 	}
 	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_DETACH",
 		 a->link_id, p->name, hook_name[hk]);
-	check(w, OP_DEFUNCT, what, bpf_link_detach(a->link_fd), 0);
+	check(w, OP_DEFUNCT, what, nk_link_detach(a->link_fd), 0);
 	if (rnd(2)) {
 		snprintf(what, sizeof(what),
 			 "link %u of deleted %s %s: BPF_LINK_UPDATE after detach",
 			 a->link_id, p->name, hook_name[hk]);
 		check(w, OP_DEFUNCT, what,
-		      bpf_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0),
+		      nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0),
 		      -ENOLINK);
 	}
 	snprintf(what, sizeof(what), "link %u of deleted %s %s: close",
@@ -1408,7 +1031,7 @@ static void do_link_release(struct worker *w, int detach)
 		 detach ? "BPF_LINK_DETACH" : "close", a.link_id, p->name,
 		 hook_name[hk]);
 	if (detach) {
-		err = bpf_link_detach(a.link_fd);
+		err = nk_link_detach(a.link_fd);
 		if (check(w, op, what, err, 0) ||
 		    verify_hook(w, p, hk, &q, "after detach")) {
 			close(a.link_fd);
@@ -1418,7 +1041,7 @@ static void do_link_release(struct worker *w, int detach)
 		/* now defunct as well */
 		snprintf(what, sizeof(what), "BPF_LINK_UPDATE of detached link %u",
 			 a.link_id);
-		check(w, op, what, bpf_link_update(a.link_fd,
+		check(w, op, what, nk_link_update(a.link_fd,
 			w->pool[hk][a.prog].fd, 0, 0), -ENOLINK);
 	}
 	snprintf(what, sizeof(what), "close link %u", a.link_id);
@@ -1445,7 +1068,7 @@ static void do_create(struct worker *w)
 	__u32 mode = rnd(2) ? NETKIT_L2 : NETKIT_L3;
 	__u32 pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
 	__u32 peer_pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
-	struct linkinfo li, lp;
+	struct nk_link li, lp;
 	struct pair *p;
 	char what[160];
 
@@ -1511,12 +1134,12 @@ static void do_create(struct worker *w)
 	    li.mode != (int)mode || lp.mode != (int)mode ||
 	    li.policy != (int)pol || li.peer_policy != (int)peer_pol ||
 	    lp.policy != (int)peer_pol || lp.peer_policy != (int)pol ||
-	    li.iflink != lp.ifindex || lp.iflink != li.ifindex) {
+	    li.link != lp.ifindex || lp.link != li.ifindex) {
 		w->st->bad[OP_CREATE]++;
 		failure("iteration %ld: %s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
 			w->iter, what, li.primary, li.mode, li.policy,
-			li.peer_policy, li.iflink, lp.primary, lp.mode, lp.policy,
-			lp.peer_policy, lp.iflink, li.ifindex, lp.ifindex);
+			li.peer_policy, li.link, lp.primary, lp.mode, lp.policy,
+			lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
 	}
 	if (up) {
 		err = set_up(w->home_rtnl, p->ifindex);
@@ -1529,7 +1152,7 @@ static void do_create(struct worker *w)
 /* Delete a pair through the primary or the peer; both must go away. */
 static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 {
-	struct linkinfo li;
+	struct nk_link li;
 	char what[128];
 	int err;
 
@@ -1562,7 +1185,7 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 static void do_netns_del(struct worker *w)
 {
 	int i, k, hk, ns = rnd(NS_PEERS), err;
-	struct linkinfo li;
+	struct nk_link li;
 	double deadline;
 
 	w->st->n[w->op = OP_NETNS_DEL]++;
@@ -1571,14 +1194,14 @@ static void do_netns_del(struct worker *w)
 	close(w->ns_fd[ns]);
 	w->ns_rtnl[ns] = w->ns_packet[ns] = w->ns_fd[ns] = -1;
 	/* cleanup_net runs from a workqueue: wait for it */
-	deadline = now() + 30 + time_cap / 4;
+	deadline = nk_now() + 30 + time_cap / 4;
 	for (i = 0; i < MAX_PAIRS; i++) {
 		struct pair *p = &w->pair[i];
 
 		if (!p->used || p->ns != ns)
 			continue;
 		while ((err = get_link(w->home_rtnl, p->ifindex, NULL, &li)) == 0 &&
-		       now() < deadline)
+		       nk_now() < deadline)
 			usleep(2000);
 		if (err != -ENODEV) {
 			w->st->bad[OP_NETNS_DEL]++;
@@ -1626,10 +1249,10 @@ static void do_wrong_dev(struct worker *w)
 	}
 	switch (what) {
 	case 0:
-		got = bpf_attach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0, 0);
+		got = nk_prog_attach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0, 0);
 		break;
 	case 1:
-		got = bpf_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd,
+		got = nk_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd,
 				      0, 0, 0);
 		if (got >= 0) {
 			close(got);
@@ -1637,7 +1260,7 @@ static void do_wrong_dev(struct worker *w)
 		}
 		break;
 	case 2:
-		got = bpf_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
+		got = nk_prog_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
 		break;
 	default:
 		got = bpf_query(ifindex, hook_type[hk], &q);
@@ -1663,7 +1286,7 @@ static void do_xmit(struct worker *w)
 	};
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
 	struct pair *p = random_pair(w);
-	struct linkinfo s0, r0, s1, r1;
+	struct nk_link s0, r0, s1, r1;
 	int hk, pass, err, want, tx_fd, rx_fd, tx_if, rx_if;
 	char what[200];
 
@@ -1827,7 +1450,7 @@ static int worker_main(int id)
 			w.pool[hk][i].id = err;
 		}
 
-	while (now() - t_start < time_cap) {
+	while (nk_now() - t_start < time_cap) {
 		op = -1;
 		if (__atomic_fetch_add(&sh->total, 1, __ATOMIC_RELAXED) >= required &&
 		    (op = missing_op()) < 0)
@@ -1916,7 +1539,7 @@ static int traffic_main(void)
 	int home_fd, home_rtnl, b_fd, b_rtnl = -1, tx, rx = -1, err, i;
 	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
 	int bufsz = 1 << 20;
-	struct linkinfo a1, b1, a2;
+	struct nk_link a1, b1, a2;
 	char payload[64] = "netkit-stress";
 	long sent = 0, received = 0, pkts, rounds = 0, toggles = 0;
 
@@ -1968,7 +1591,7 @@ static int traffic_main(void)
 		prog[2][i] = prog_load(hook_type[i], NETKIT_NEXT, "nkt_extra");
 		link[i] = prog[i][0] < 0 || prog[i][1] < 0 || prog[2][i] < 0 ?
 			-EBADF :
-			bpf_link_create(a1.ifindex, hook_type[i], prog[i][0], 0, 0, 0);
+			nk_link_create(a1.ifindex, hook_type[i], prog[i][0], 0, 0, 0);
 		if (link[i] < 0) {
 			failure("traffic pair links: %s", nk_errname(link[i]));
 			return 1;
@@ -2004,7 +1627,7 @@ static int traffic_main(void)
 		if (++rounds % 8 == 0) {
 			i = rnd(2);
 			cur[i] ^= 1;
-			err = bpf_link_update(link[i], prog[i][cur[i]], 0, 0);
+			err = nk_link_update(link[i], prog[i][cur[i]], 0, 0);
 			if (err)
 				failure("BPF_LINK_UPDATE on nkt1 %s: %s",
 					hook_name[i], nk_errname(err));
@@ -2013,10 +1636,10 @@ static int traffic_main(void)
 		if (rounds % 8 == 4) {
 			i = rnd(2);
 			if (on[i])
-				err = bpf_detach(a1.ifindex, hook_type[i],
+				err = nk_prog_detach(a1.ifindex, hook_type[i],
 						 prog[2][i], 0, 0, 0);
 			else
-				err = bpf_attach(a1.ifindex, hook_type[i],
+				err = nk_prog_attach(a1.ifindex, hook_type[i],
 						 prog[2][i], BPF_F_BEFORE, 0, 0, 0);
 			if (err)
 				failure("%s on nkt1 %s: %s", on[i] ?
@@ -2089,11 +1712,11 @@ static int traffic_main(void)
 	if (err)
 		failure("RTM_DELLINK nkt1: %s", nk_errname(err));
 	for (i = 0; i < 2; i++) {
-		err = bpf_link_update(link[i], prog[i][!cur[i]], 0, 0);
+		err = nk_link_update(link[i], prog[i][!cur[i]], 0, 0);
 		if (err != -ENOLINK)
 			failure("BPF_LINK_UPDATE on the deleted nkt1 %s: %s, expected ENOLINK",
 				hook_name[i], nk_errname(err));
-		err = bpf_link_detach(link[i]);
+		err = nk_link_detach(link[i]);
 		if (err)
 			failure("BPF_LINK_DETACH on the deleted nkt1: %s", nk_errname(err));
 		if (close(link[i]) || close(prog[i][0]) || close(prog[i][1]) ||
@@ -2134,7 +1757,7 @@ static int new_ids(int cmd, const __u32 *before, int nb, char *buf, int size)
 	int i, n, count = 0;
 
 	buf[0] = 0;
-	n = all_ids(cmd, ids, 16384);
+	n = nk_all_ids(cmd, ids, 16384);
 	for (i = 0; i < n; i++) {
 		if (contains(before, nb, ids[i]))
 			continue;
@@ -2197,14 +1820,14 @@ int main(int argc, char **argv)
 		perror("mmap");
 		return 1;
 	}
-	np = all_ids(BPF_PROG_GET_NEXT_ID, progs_before, 16384);
-	nl = all_ids(BPF_LINK_GET_NEXT_ID, links_before, 16384);
+	np = nk_all_ids(BPF_PROG_GET_NEXT_ID, progs_before, 16384);
+	nl = nk_all_ids(BPF_LINK_GET_NEXT_ID, links_before, 16384);
 
 	tpid = fork();
 	if (tpid == 0)
 		_exit(traffic_main());
-	deadline = now() + 60;
-	while (!sh->t.ready && now() < deadline && waitpid(tpid, &status, WNOHANG) == 0)
+	deadline = nk_now() + 60;
+	while (!sh->t.ready && nk_now() < deadline && waitpid(tpid, &status, WNOHANG) == 0)
 		usleep(10000);
 	if (!sh->t.ready) {
 		say("not ok - the traffic process did not start");
@@ -2214,7 +1837,7 @@ int main(int argc, char **argv)
 	}
 	r0 = sh->t.received;
 
-	t_start = now();
+	t_start = nk_now();
 	for (i = 0; i < workers; i++) {
 		pid[i] = fork();
 		if (pid[i] == 0)
@@ -2226,9 +1849,9 @@ int main(int argc, char **argv)
 	 */
 	for (i = 0; i < workers; i++) {
 		while (waitpid(pid[i], &status, WNOHANG) == 0) {
-			if (now() - t_start > time_cap + 90 + time_cap / 4) {
+			if (nk_now() - t_start > time_cap + 90 + time_cap / 4) {
 				say("not ok - worker %d still running %.0f s after the time cap, killed",
-				    i, now() - t_start - time_cap);
+				    i, nk_now() - t_start - time_cap);
 				kill(pid[i], SIGKILL);
 				waitpid(pid[i], &status, 0);
 				fail = 1;
@@ -2242,7 +1865,7 @@ int main(int argc, char **argv)
 			fail = 1;
 		}
 	}
-	t_end = now();
+	t_end = nk_now();
 	r1 = sh->t.received;
 	sh->t.stop = 1;
 	waitpid(tpid, &status, 0);
@@ -2314,14 +1937,14 @@ int main(int argc, char **argv)
 		fail = 1;
 
 	/* Programs and links are freed after RCU grace periods: wait a bit. */
-	deadline = now() + 20;
+	deadline = nk_now() + 20;
 	do {
 		left_p = new_ids(BPF_PROG_GET_NEXT_ID, progs_before, np, buf, sizeof(buf));
 		left_l = new_ids(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf, sizeof(lbuf));
 		if (!left_p && !left_l)
 			break;
 		usleep(50000);
-	} while (now() < deadline);
+	} while (nk_now() < deadline);
 	if (left_p || left_l) {
 		say("not ok - left behind: %d programs (ids%s), %d links (ids%s)",
 		    left_p, buf, left_l, lbuf);
@@ -2332,6 +1955,6 @@ int main(int argc, char **argv)
 	}
 	if (!fail && failures_main)
 		fail = 1;
-	say("# elapsed %.1f s, seed %llu", now() - t_start, seed);
+	say("# elapsed %.1f s, seed %llu", nk_now() - t_start, seed);
 	return fail;
 }
