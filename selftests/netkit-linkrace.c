@@ -93,7 +93,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 /* Mainline's numbers; the netkit-only cut's uapi does not name the tcx ones. */
 #define AT_TCX_INGRESS		46
@@ -163,7 +163,7 @@ struct ctx {
 	int nl;			/* the owner's rtnetlink socket */
 	int home_ns;
 	int dev, dev_peer;	/* the case's long-lived netkit pair, if any */
-	uint64_t rng;
+	__u64 rng;
 };
 
 static double seconds = 3, hang_after = 5;
@@ -193,21 +193,10 @@ static void fail(struct ctx *c, const char *fmt, ...)
 	c->sh->stop = 1;
 }
 
-static uint64_t rnd(struct ctx *c)
+/* lib/'s xorshift64*, seeded per case and thread */
+static __u64 rnd(struct ctx *c)
 {
-	/* xorshift64*, seeded per case and thread */
-	c->rng ^= c->rng >> 12;
-	c->rng ^= c->rng << 25;
-	c->rng ^= c->rng >> 27;
-	return c->rng * 2685821657736338717ULL;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return nk_rand(&c->rng);
 }
 
 static void pin_to_cpu(int cpu)
@@ -228,185 +217,66 @@ static void jitter(struct ctx *c)
 		;
 }
 
-/* ---- bpf(2) ---- */
+/* ---- bpf(2) and rtnetlink, on lib/ ---- */
 
 static int link_create(int ifindex, int type, int prog, __u32 flags,
 		       __u32 relative)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.link_create.prog_fd = prog;
-	a.link_create.target_ifindex = ifindex;
-	a.link_create.attach_type = type;
-	a.link_create.flags = flags;
-	/* tcx and netkit share this layout in mainline's uapi */
-	a.link_create.netkit.relative_fd = relative;
-	return nk_bpf(BPF_LINK_CREATE, &a);
+	return nk_link_create(ifindex, type, prog, flags, relative, 0);
 }
 
 static int prog_attach(int cmd, int ifindex, int type, int prog, __u32 flags,
 		       __u32 relative)
 {
-	union bpf_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.target_ifindex = ifindex;
-	a.attach_bpf_fd = prog;
-	a.attach_type = type;
-	a.attach_flags = flags;
-	a.relative_fd = relative;
-	return nk_bpf(cmd, &a);
+	return cmd == BPF_PROG_ATTACH ?
+	       nk_prog_attach(ifindex, type, prog, flags, relative, 0, 0) :
+	       nk_prog_detach(ifindex, type, prog, flags, relative, 0);
 }
 
-static __u32 link_id_of(int fd)
+/* Send with NLM_F_ACK and wait for the ack: 0 or -errno. Each call has a
+ * sequence of its own, so that the threads' requests do not mix.
+ */
+static int nl_talk(int fd, struct nk_msg *m)
 {
-	struct bpf_link_info info;
-	union bpf_attr a;
+	struct nk_nl nl = { .fd = fd };
 
-	memset(&info, 0, sizeof(info));
-	memset(&a, 0, sizeof(a));
-	a.info.bpf_fd = fd;
-	a.info.info_len = sizeof(info);
-	a.info.info = (unsigned long)&info;
-	return nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &a) ? 0 : info.id;
-}
-
-static int count_ids(int cmd)
-{
-	union bpf_attr a;
-	int n = 0;
-
-	memset(&a, 0, sizeof(a));
-	while (!nk_bpf(cmd, &a) && n < 100000) {
-		a.start_id = a.next_id;
-		n++;
-	}
-	return n;
-}
-
-/* ---- rtnetlink ---- */
-
-/* A request: the header, its ifinfomsg or tcmsg, then attributes. */
-struct nlreq {
-	char raw[1024] __attribute__((aligned(NLMSG_ALIGNTO)));
-};
-
-static struct nlmsghdr *nl_msg(struct nlreq *r, int type, int flags,
-			       size_t family_len)
-{
-	struct nlmsghdr *n = (struct nlmsghdr *)r->raw;
-
-	memset(r, 0, sizeof(*r));
-	n->nlmsg_len = NLMSG_LENGTH(family_len);
-	n->nlmsg_type = type;
-	n->nlmsg_flags = flags;
-	return n;
-}
-
-static struct rtattr *nl_attr(struct nlmsghdr *n, int type, const void *data,
-			      int len)
-{
-	struct rtattr *rta = (void *)n + NLMSG_ALIGN(n->nlmsg_len);
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	n->nlmsg_len = NLMSG_ALIGN(n->nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-static void nl_end(struct nlmsghdr *n, struct rtattr *nest)
-{
-	nest->rta_len = (void *)n + n->nlmsg_len - (void *)nest;
-}
-
-static int nl_open(void)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd, one = 1;
-
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0)
-		return -1;
-	return fd;
-}
-
-/* Send and wait for the ack: 0 or -errno. */
-static int nl_talk(int fd, struct nlmsghdr *n)
-{
-	char buf[1024];
-	struct nlmsghdr *h = (void *)buf;
-	int len;
-
-	n->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	if (send(fd, n, n->nlmsg_len, 0) < 0)
-		return -errno;
-	len = recv(fd, buf, sizeof(buf), 0);
-	if (len < (int)NLMSG_LENGTH(sizeof(struct nlmsgerr)) ||
-	    h->nlmsg_type != NLMSG_ERROR)
-		return -EPROTO;
-	return ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+	m->n.nlmsg_flags |= NLM_F_ACK;
+	return nk_nl_talk(&nl, m, NULL, 0);
 }
 
 /* A netkit pair PRIMARY/PEER in L3 mode; the peer in netns nsfd if >= 0. */
 static int nl_netkit_add(int fd, const char *name, const char *peer, int nsfd)
 {
-	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
-	struct rtattr *linkinfo, *data, *pi;
-	__u32 mode = NETKIT_L3;
-	struct nlmsghdr *n;
-	struct nlreq r;
+	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer);
+	struct nk_msg m;
 
-	n = nl_msg(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL,
-		   sizeof(struct ifinfomsg));
-	((struct ifinfomsg *)NLMSG_DATA(n))->ifi_family = AF_UNSPEC;
-	nl_attr(n, IFLA_IFNAME, name, strlen(name) + 1);
-	linkinfo = nl_attr(n, IFLA_LINKINFO, NULL, 0);
-	nl_attr(n, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = nl_attr(n, IFLA_INFO_DATA, NULL, 0);
-	nl_attr(n, IFLA_NETKIT_MODE, &mode, sizeof(mode));
-	pi = nl_attr(n, IFLA_NETKIT_PEER_INFO, &peer_ifm, sizeof(peer_ifm));
-	nl_attr(n, IFLA_IFNAME, peer, strlen(peer) + 1);
-	if (nsfd >= 0)
-		nl_attr(n, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
-	nl_end(n, pi);
-	nl_end(n, data);
-	nl_end(n, linkinfo);
-	return nl_talk(fd, n);
+	sp.mode = NETKIT_L3;
+	sp.peer_nsfd = nsfd;
+	nk_netkit_pair(&m, 0, &sp);
+	return nl_talk(fd, &m);
 }
 
 static int nl_link_del(int fd, int ifindex)
 {
-	struct ifinfomsg *i;
-	struct nlmsghdr *n;
-	struct nlreq r;
+	struct nk_msg m;
 
-	n = nl_msg(&r, RTM_DELLINK, 0, sizeof(*i));
-	i = NLMSG_DATA(n);
-	i->ifi_family = AF_UNSPEC;
-	i->ifi_index = ifindex;
-	return nl_talk(fd, n);
+	nk_msg_link(&m, RTM_DELLINK, 0, ifindex);
+	return nl_talk(fd, &m);
 }
 
 static int nl_clsact(int fd, int ifindex, int add)
 {
-	struct nlmsghdr *n;
+	struct nk_msg m;
 	struct tcmsg *t;
-	struct nlreq r;
 
-	n = nl_msg(&r, add ? RTM_NEWQDISC : RTM_DELQDISC,
-		   add ? NLM_F_CREATE | NLM_F_EXCL : 0, sizeof(*t));
-	t = NLMSG_DATA(n);
+	t = nk_msg_init(&m, add ? RTM_NEWQDISC : RTM_DELQDISC,
+			add ? NLM_F_CREATE | NLM_F_EXCL : 0, sizeof(*t));
 	t->tcm_family = AF_UNSPEC;
 	t->tcm_ifindex = ifindex;
 	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
 	t->tcm_parent = TC_H_CLSACT;
-	nl_attr(n, TCA_KIND, "clsact", strlen("clsact") + 1);
-	return nl_talk(fd, n);
+	nk_put_str(&m, TCA_KIND, "clsact");
+	return nl_talk(fd, &m);
 }
 
 /* ---- racer bookkeeping ---- */
@@ -480,10 +350,10 @@ static void publish(struct ctx *c, long gen)
  */
 static void closing(struct ctx *c, long gen)
 {
-	double t0 = now();
+	double t0 = nk_now();
 
 	while (__atomic_load_n(&c->sh->started, __ATOMIC_ACQUIRE) < gen &&
-	       !c->sh->stop && now() - t0 < 0.02)
+	       !c->sh->stop && nk_now() - t0 < 0.02)
 		c->sh->beat[0]++;
 	jitter(c);
 	__atomic_store_n(&c->sh->closing, gen, __ATOMIC_RELEASE);
@@ -529,7 +399,7 @@ static const char *const close_attach_ops[] = {
 
 static int owner_close(struct ctx *c, long gen)
 {
-	double t0 = now();
+	double t0 = nk_now();
 	int fd;
 
 	/*
@@ -546,13 +416,13 @@ static int owner_close(struct ctx *c, long gen)
 		else
 			fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0);
 	} while (fd < 0 && (errno == EBUSY || errno == EEXIST) &&
-		 now() - t0 < hang_after);
+		 nk_now() - t0 < hang_after);
 	if (fd < 0) {
 		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
 		return -1;
 	}
 	c->sh->link_fd = fd;
-	c->sh->link_id = link_id_of(fd);
+	c->sh->link_id = nk_link_id(fd);
 	publish(c, gen);
 	closing(c, gen);
 	close(fd);
@@ -618,14 +488,14 @@ static int owner_unlink(struct ctx *c, long gen)
 	union bpf_attr a;
 	int fd;
 
-	double t0 = now();
+	double t0 = nk_now();
 
 	/*
 	 * The racer's fd may keep the last generation's link, and with it
 	 * the program, on the hook for a moment: EEXIST until it closes it.
 	 */
 	while ((fd = link_create(c->dev, c->hook[0], c->prog[0], 0, 0)) < 0 &&
-	       errno == EEXIST && now() - t0 < hang_after)
+	       errno == EEXIST && nk_now() - t0 < hang_after)
 		c->sh->beat[0]++;
 	if (fd < 0) {
 		fail(c, "owner: BPF_LINK_CREATE: %s", nk_errname(-errno));
@@ -772,12 +642,12 @@ static int owner_netnsdel(struct ctx *c, long gen)
 	publish(c, gen);
 	closing(c, gen);
 	close(nsfd);	/* the last reference: the netns' cleanup deletes the pair */
-	t0 = now();
+	t0 = nk_now();
 	while (if_nametoindex("nklr4") == (unsigned int)ifindex) {
 		c->sh->beat[0]++;
-		if (now() - t0 > 2 * hang_after) {
+		if (nk_now() - t0 > 2 * hang_after) {
 			fail(c, "owner: nklr4 still there %.0f s after its peer's netns was released",
-			     now() - t0);
+			     nk_now() - t0);
 			return -1;
 		}
 		usleep(1000);
@@ -885,7 +755,7 @@ static void *owner_thread(void *arg)
 	c->sh->tid[0] = gettid();
 	for (gen = 1; !c->sh->stop; gen++) {
 		unsigned long racer = c->sh->beat[1];
-		double t0 = now();
+		double t0 = nk_now();
 
 		c->sh->beat[0]++;
 		if (c->rc->owner(c, gen))
@@ -895,7 +765,7 @@ static void *owner_thread(void *arg)
 		 * Let the racer run at least one operation per generation (it
 		 * may lose every contest for rtnl otherwise), for 50 ms at most.
 		 */
-		while (c->sh->beat[1] == racer && !c->sh->stop && now() - t0 < 0.05)
+		while (c->sh->beat[1] == racer && !c->sh->stop && nk_now() - t0 < 0.05)
 			c->sh->beat[0]++;
 	}
 	c->sh->stop = 1;
@@ -940,10 +810,11 @@ static int load_progs(struct ctx *c)
 
 static int run_child(struct ctx *c)
 {
+	struct nk_nl nl;
 	pthread_t t[2];
 	double t0;
 
-	c->nl = nl_open();
+	c->nl = nk_nl_open(&nl, 0) ? -1 : nl.fd;
 	c->home_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (c->nl < 0 || c->home_ns < 0 || load_progs(c)) {
 		fail(c, "setup: netlink socket, netns or program load: %s",
@@ -959,8 +830,8 @@ static int run_child(struct ctx *c)
 		fail(c, "pthread_create failed");
 		return 2;
 	}
-	t0 = now();
-	while (!c->sh->stop && now() - t0 < seconds)
+	t0 = nk_now();
+	while (!c->sh->stop && nk_now() - t0 < seconds)
 		usleep(20000);
 	c->sh->stop = 1;
 	pthread_join(t[0], NULL);
@@ -1019,15 +890,15 @@ static void report_ops(const struct shared *sh)
 /* Programs and links left over, after time for deferred frees. */
 static int census_settles(int progs0, int links0, int *progs, int *links)
 {
-	double t0 = now();
+	double t0 = nk_now();
 
 	do {
-		*progs = count_ids(BPF_PROG_GET_NEXT_ID);
-		*links = count_ids(BPF_LINK_GET_NEXT_ID);
+		*progs = nk_count_ids(BPF_PROG_GET_NEXT_ID);
+		*links = nk_count_ids(BPF_LINK_GET_NEXT_ID);
 		if (*progs == progs0 && *links == links0)
 			return 1;
 		usleep(50000);
-	} while (now() - t0 < 5);
+	} while (nk_now() - t0 < 5);
 	return 0;
 }
 
@@ -1035,7 +906,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 {
 	struct shared *sh;
 	unsigned long last[2] = { 0, 0 };
-	double moved[2], t0 = now();
+	double moved[2], t0 = nk_now();
 	int progs0, links0, progs, links, status, i, wedged = -1;
 	struct ctx c;
 	pid_t pid;
@@ -1057,22 +928,22 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	for (i = 0; rc->ops[i]; i++)
 		sh->ops[i].name = rc->ops[i];
 	sh->nops = i;
-	progs0 = count_ids(BPF_PROG_GET_NEXT_ID);
-	links0 = count_ids(BPF_LINK_GET_NEXT_ID);
+	progs0 = nk_count_ids(BPF_PROG_GET_NEXT_ID);
+	links0 = nk_count_ids(BPF_LINK_GET_NEXT_ID);
 
 	pid = fork();
 	if (pid < 0)
 		return 2;
 	if (!pid)
 		_exit(run_child(&c));
-	moved[0] = moved[1] = now();
+	moved[0] = moved[1] = nk_now();
 	while (waitpid(pid, &status, WNOHANG) == 0) {
 		usleep(100000);
 		for (i = 0; i < 2; i++) {
 			if (sh->beat[i] != last[i]) {
 				last[i] = sh->beat[i];
-				moved[i] = now();
-			} else if (now() - moved[i] > hang_after && sh->tid[i]) {
+				moved[i] = nk_now();
+			} else if (nk_now() - moved[i] > hang_after && sh->tid[i]) {
 				wedged = i;
 			}
 		}
@@ -1080,7 +951,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 			break;
 	}
 	out("# %s/%s: %lu generations in %.1f s\n", rc->name, kind_names[kind],
-	    sh->gens, now() - t0);
+	    sh->gens, nk_now() - t0);
 	report_ops(sh);
 	if (wedged >= 0) {
 		out("#   the %s thread made no progress for %.0f s: the kernel is wedged\n",
