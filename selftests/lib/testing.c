@@ -53,7 +53,7 @@ __u64 nk_rand(__u64 *state)
 
 static void vsay(const char *prefix, const char *fmt, va_list ap)
 {
-	char buf[1024];
+	char buf[4096];
 	int len, plen = strlen(prefix);
 
 	memcpy(buf, prefix, plen);
