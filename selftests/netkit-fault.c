@@ -82,46 +82,23 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/bpf.h>
-#include <linux/if.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
-#include "netkit-util.h"
+#include "lib/netkit-lib.h"
 
 #define MPROG_MAX	63	/* bpf_mprog_max(): BPF_MPROG_MAX - 1 */
 #define MAX_ERRNO	256
 #define MAX_SITES	256
 #define NR_LINKS	128
 
-static int fault = 1, verbose, failures;
+static int fault = 1, verbose;
 static int max_n = 5000;
 static double deadline, time_cap = 300;
-static int fi_fd = -1, kmsg_fd = -1, nl_fd = -1;
-static unsigned int nl_seq;
+static int fi_fd = -1, kmsg_fd = -1;
+static struct nk_nl nl = { .fd = -1 };
 static char why[512];
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void result(int good, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s - ", good ? "ok" : "not ok");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!good)
-		failures++;
-}
 
 /* Sets why (the reason a check failed) and returns 0. */
 static int whyf(const char *fmt, ...)
@@ -575,9 +552,9 @@ static void kmsg_drain(void)
 			 */
 			if (km_mode == KM_NONE || km_wait_timeouts >= 3)
 				break;
-			t = now();
+			t = nk_now();
 			if (waited < 0.5 && kmsg_wait(50)) {
-				waited += now() - t;
+				waited += nk_now() - t;
 				continue;
 			}
 			if (!plant)
@@ -597,57 +574,7 @@ static void kmsg_drain(void)
 	km_finish(0);
 }
 
-/* ---- rtnetlink ---- */
-
-struct nlreq {
-	struct nlmsghdr n;
-	struct ifinfomsg i;
-	char buf[1024];
-};
-
-static struct rtattr *add_attr(struct nlreq *r, int type, const void *data,
-			       int len)
-{
-	struct rtattr *rta = (void *)((char *)r + NLMSG_ALIGN(r->n.nlmsg_len));
-
-	rta->rta_type = type;
-	rta->rta_len = RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(rta), data, len);
-	r->n.nlmsg_len = NLMSG_ALIGN(r->n.nlmsg_len) + RTA_ALIGN(rta->rta_len);
-	return rta;
-}
-
-static void add_u32(struct nlreq *r, int type, __u32 v)
-{
-	add_attr(r, type, &v, sizeof(v));
-}
-
-static void end_nest(struct nlreq *r, struct rtattr *nest)
-{
-	nest->rta_len = (char *)r + r->n.nlmsg_len - (char *)nest;
-}
-
-/* The next message of a buffer of len bytes at off, NULL at the end. */
-static struct nlmsghdr *nl_next(char *buf, int len, int *off)
-{
-	struct nlmsghdr *h = (void *)(buf + *off);
-
-	if (*off + (int)sizeof(*h) > len || h->nlmsg_len < sizeof(*h) ||
-	    *off + (int)h->nlmsg_len > len)
-		return NULL;
-	*off += NLMSG_ALIGN(h->nlmsg_len);
-	return h;
-}
-
-static void nl_init(struct nlreq *r, int type, int flags)
-{
-	memset(r, 0, sizeof(*r));
-	r->n.nlmsg_len = NLMSG_LENGTH(sizeof(struct ifinfomsg));
-	r->n.nlmsg_type = type;
-	r->n.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	r->i.ifi_family = AF_UNSPEC;
-}
+/* ---- rtnetlink, on lib/ ---- */
 
 enum { CALL_OK, CALL_FAIL, CALL_ACK_LOST };
 
@@ -661,17 +588,13 @@ struct outcome {
 };
 
 /* Sends the request with fail-nth at n (0: none), reads the ack. */
-static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
+static void nl_call(struct nk_msg *m, int fault_n, struct outcome *o)
 {
-	static char buf[8192] __attribute__((aligned(4)));
-	struct nlmsghdr *h;
-	const char *msg;
-	int len, rc, off;
+	int rc;
 
 	memset(o, 0, sizeof(*o));
-	n->nlmsg_seq = ++nl_seq;
 	fi_arm(fault_n);
-	rc = send(nl_fd, n, n->nlmsg_len, 0);
+	rc = nk_nl_send(&nl, m);
 	o->err = errno;
 	o->injected = fi_disarm(fault_n, &o->left);
 	if (rc < 0) {
@@ -679,125 +602,34 @@ static void nl_call(struct nlmsghdr *n, int fault_n, struct outcome *o)
 		o->in_send = 1;
 		return;
 	}
-	for (;;) {
-		len = recv(nl_fd, buf, sizeof(buf), 0);
-		if (len < 0) {
-			o->err = errno;
-			o->res = o->err == ENOBUFS ? CALL_ACK_LOST : CALL_FAIL;
-			snprintf(o->ext, sizeof(o->ext), "recv: %s", nk_errname(o->err));
-			return;
-		}
-		off = 0;
-		while ((h = nl_next(buf, len, &off))) {
-			if (h->nlmsg_seq != nl_seq || h->nlmsg_type != NLMSG_ERROR)
-				continue;
-			o->err = -((struct nlmsgerr *)NLMSG_DATA(h))->error;
-			o->res = o->err ? CALL_FAIL : CALL_OK;
-			msg = nk_extack_msg(h, h->nlmsg_len);
-			if (msg)
-				snprintf(o->ext, sizeof(o->ext), "%s", msg);
-			return;
-		}
+	rc = nk_nl_answer(&nl, o->ext, sizeof(o->ext), NULL, 0);
+	if (nl.recv_err) {
+		o->err = nl.recv_err;
+		o->res = o->err == ENOBUFS ? CALL_ACK_LOST : CALL_FAIL;
+		snprintf(o->ext, sizeof(o->ext), "recv: %s", nk_errname(o->err));
+		return;
 	}
+	o->err = -rc;
+	o->res = o->err ? CALL_FAIL : CALL_OK;
 }
-
-struct lnk {
-	int ifindex, link, primary, policy, peer_policy, mode;
-	unsigned int flags;
-	char name[IFNAMSIZ];
-	char kind[16];
-};
 
 struct links {
 	int n;
-	struct lnk l[NR_LINKS];
+	struct nk_link l[NR_LINKS];
 };
-
-static void parse_netkit(struct lnk *l, struct rtattr *data)
-{
-	int len = RTA_PAYLOAD(data);
-	struct rtattr *a;
-
-	for (a = RTA_DATA(data); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		switch (a->rta_type) {
-		case IFLA_NETKIT_PRIMARY:
-			l->primary = *(__u8 *)RTA_DATA(a);
-			break;
-		case IFLA_NETKIT_POLICY:
-			l->policy = *(__u32 *)RTA_DATA(a);
-			break;
-		case IFLA_NETKIT_PEER_POLICY:
-			l->peer_policy = *(__u32 *)RTA_DATA(a);
-			break;
-		case IFLA_NETKIT_MODE:
-			l->mode = *(__u32 *)RTA_DATA(a);
-			break;
-		}
-	}
-}
-
-static void parse_link(struct lnk *l, struct nlmsghdr *h)
-{
-	struct ifinfomsg *ifi = NLMSG_DATA(h);
-	int len = IFLA_PAYLOAD(h), ilen;
-	struct rtattr *a, *b;
-
-	memset(l, 0, sizeof(*l));
-	l->link = l->primary = l->policy = l->peer_policy = l->mode = -1;
-	l->ifindex = ifi->ifi_index;
-	l->flags = ifi->ifi_flags;
-	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == IFLA_IFNAME)
-			snprintf(l->name, sizeof(l->name), "%s", (char *)RTA_DATA(a));
-		else if (a->rta_type == IFLA_LINK)
-			l->link = *(__u32 *)RTA_DATA(a);
-		if (a->rta_type != IFLA_LINKINFO)
-			continue;
-		ilen = RTA_PAYLOAD(a);
-		for (b = RTA_DATA(a); RTA_OK(b, ilen); b = RTA_NEXT(b, ilen)) {
-			if (b->rta_type == IFLA_INFO_KIND)
-				snprintf(l->kind, sizeof(l->kind), "%.*s",
-					 (int)RTA_PAYLOAD(b), (char *)RTA_DATA(b));
-			else if (b->rta_type == IFLA_INFO_DATA)
-				parse_netkit(l, b);
-		}
-	}
-}
 
 /* All devices of the namespace, by an RTM_GETLINK dump. */
 static int links_get(struct links *ls)
 {
-	static char buf[65536] __attribute__((aligned(4)));
-	struct nlreq r;
-	struct nlmsghdr *h;
-	int len, off;
+	int n = nk_links_dump(&nl, ls->l, NR_LINKS, 0);
 
-	ls->n = 0;
-	nl_init(&r, RTM_GETLINK, NLM_F_DUMP);
-	r.n.nlmsg_flags &= ~NLM_F_ACK;
-	r.n.nlmsg_seq = ++nl_seq;
-	if (send(nl_fd, &r, r.n.nlmsg_len, 0) < 0)
-		return whyf("RTM_GETLINK dump: %s", strerror(errno));
-	for (;;) {
-		len = recv(nl_fd, buf, sizeof(buf), 0);
-		if (len < 0)
-			return whyf("RTM_GETLINK dump: recv: %s", strerror(errno));
-		off = 0;
-		while ((h = nl_next(buf, len, &off))) {
-			if (h->nlmsg_seq != nl_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 1;
-			if (h->nlmsg_type == NLMSG_ERROR)
-				return whyf("RTM_GETLINK dump: %s",
-					    strerror(-((struct nlmsgerr *)NLMSG_DATA(h))->error));
-			if (h->nlmsg_type == RTM_NEWLINK && ls->n < NR_LINKS)
-				parse_link(&ls->l[ls->n++], h);
-		}
-	}
+	ls->n = n < 0 ? 0 : n < NR_LINKS ? n : NR_LINKS;
+	if (n < 0)
+		return whyf("RTM_GETLINK dump: %s", strerror(-n));
+	return 1;
 }
 
-static struct lnk *by_name(struct links *ls, const char *name)
+static struct nk_link *by_name(struct links *ls, const char *name)
 {
 	int i;
 
@@ -807,7 +639,7 @@ static struct lnk *by_name(struct links *ls, const char *name)
 	return NULL;
 }
 
-static struct lnk *by_index(struct links *ls, int ifindex)
+static struct nk_link *by_index(struct links *ls, int ifindex)
 {
 	int i;
 
@@ -820,7 +652,7 @@ static struct lnk *by_index(struct links *ls, int ifindex)
 /* The devices of b that are not in a (same ifindex and name): count, names. */
 static int links_new(struct links *a, struct links *b, char *names, size_t size)
 {
-	struct lnk *l;
+	struct nk_link *l;
 	size_t len = 0;
 	int i, n = 0;
 
@@ -849,98 +681,80 @@ static int links_same(struct links *a, struct links *b)
 	return whyf("devices changed: new:%s gone:%s", na ? added : " -", ng ? gone : " -");
 }
 
+/* The outcome of a request as check: 1, or 0 with why set to what
+ * (printf-like) and the answer.
+ */
+static int nl_outcome(struct nk_msg *m, int fault_n, struct outcome *o,
+		      const char *fmt, ...)
+{
+	struct outcome tmp;
+	char what[64];
+	va_list ap;
+
+	if (!o)
+		o = &tmp;
+	nl_call(m, fault_n, o);
+	if (o->res == CALL_OK)
+		return 1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return whyf("%s: %s%s%s", what, nk_errname(o->err), o->ext[0] ? ": " : "",
+		    o->ext);
+}
+
 static int nk_create(const char *name, const char *peer, int with_data,
 		     int mode, int pol, int peer_pol, int fault_n,
 		     struct outcome *o)
 {
-	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
-	struct rtattr *linkinfo, *data, *pi;
-	struct nlreq r;
-	struct outcome tmp;
+	struct nk_msg m;
 
-	if (!o)
-		o = &tmp;
-	nl_init(&r, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	add_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
-	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
-	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
+	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0);
+	nk_put_str(&m, IFLA_IFNAME, name);
+	nk_nest(&m, IFLA_LINKINFO);
+	nk_put(&m, IFLA_INFO_KIND, "netkit", 6);
 	if (with_data) {
-		data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
-		add_u32(&r, IFLA_NETKIT_MODE, mode);
-		add_u32(&r, IFLA_NETKIT_POLICY, pol);
-		add_u32(&r, IFLA_NETKIT_PEER_POLICY, peer_pol);
-		if (peer) {
-			pi = add_attr(&r, IFLA_NETKIT_PEER_INFO, &peer_ifm,
-				      sizeof(peer_ifm));
-			add_attr(&r, IFLA_IFNAME, peer, strlen(peer) + 1);
-			end_nest(&r, pi);
-		}
-		end_nest(&r, data);
+		nk_nest(&m, IFLA_INFO_DATA);
+		nk_put_u32(&m, IFLA_NETKIT_MODE, mode);
+		nk_put_u32(&m, IFLA_NETKIT_POLICY, pol);
+		nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY, peer_pol);
+		if (peer)
+			nk_netkit_peer(&m, 0, peer);
 	}
-	end_nest(&r, linkinfo);
-	nl_call(&r.n, fault_n, o);
-	if (o->res == CALL_OK)
-		return 1;
-	return whyf("RTM_NEWLINK %s: %s%s%s", name, nk_errname(o->err),
-		    o->ext[0] ? ": " : "", o->ext);
+	nk_nest_end_all(&m);
+	return nl_outcome(&m, fault_n, o, "RTM_NEWLINK %s", name);
 }
 
 static int nk_change(int ifindex, int pol, int peer_pol, int fault_n,
 		     struct outcome *o)
 {
-	struct rtattr *linkinfo, *data;
-	struct nlreq r;
-	struct outcome tmp;
+	struct nk_msg m;
 
-	if (!o)
-		o = &tmp;
-	nl_init(&r, RTM_NEWLINK, 0);
-	r.i.ifi_index = ifindex;
-	linkinfo = add_attr(&r, IFLA_LINKINFO, NULL, 0);
-	add_attr(&r, IFLA_INFO_KIND, "netkit", strlen("netkit"));
-	data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
-	add_u32(&r, IFLA_NETKIT_POLICY, pol);
-	add_u32(&r, IFLA_NETKIT_PEER_POLICY, peer_pol);
-	end_nest(&r, data);
-	end_nest(&r, linkinfo);
-	nl_call(&r.n, fault_n, o);
-	if (o->res == CALL_OK)
-		return 1;
-	return whyf("RTM_NEWLINK (change) %d: %s%s%s", ifindex, nk_errname(o->err),
-		    o->ext[0] ? ": " : "", o->ext);
+	nk_netkit_begin(&m, RTM_NEWLINK, NLM_F_ACK, ifindex, NULL);
+	nk_put_u32(&m, IFLA_NETKIT_POLICY, pol);
+	nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY, peer_pol);
+	nk_nest_end_all(&m);
+	return nl_outcome(&m, fault_n, o, "RTM_NEWLINK (change) %d", ifindex);
 }
 
 static int nk_del(int ifindex, int fault_n, struct outcome *o)
 {
-	struct nlreq r;
-	struct outcome tmp;
+	struct nk_msg m;
 
-	if (!o)
-		o = &tmp;
-	nl_init(&r, RTM_DELLINK, 0);
-	r.i.ifi_index = ifindex;
-	nl_call(&r.n, fault_n, o);
-	if (o->res == CALL_OK)
-		return 1;
-	return whyf("RTM_DELLINK %d: %s%s%s", ifindex, nk_errname(o->err),
-		    o->ext[0] ? ": " : "", o->ext);
+	nk_msg_link(&m, RTM_DELLINK, NLM_F_ACK, ifindex);
+	return nl_outcome(&m, fault_n, o, "RTM_DELLINK %d", ifindex);
 }
 
 /* Sets IFF_UP (no injection). */
 static int nk_up(int ifindex)
 {
-	struct nlreq r;
-	struct outcome o;
+	struct ifinfomsg *ifi;
+	struct nk_msg m;
 
-	nl_init(&r, RTM_NEWLINK, 0);
-	r.i.ifi_index = ifindex;
-	r.i.ifi_flags = IFF_UP;
-	r.i.ifi_change = IFF_UP;
-	nl_call(&r.n, 0, &o);
-	if (o.res == CALL_OK)
-		return 1;
-	return whyf("set %d up: %s%s%s", ifindex, nk_errname(o.err),
-		    o.ext[0] ? ": " : "", o.ext);
+	ifi = nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
+	ifi->ifi_flags = IFF_UP;
+	ifi->ifi_change = IFF_UP;
+	return nl_outcome(&m, 0, NULL, "set %d up", ifindex);
 }
 
 /* Creates a pair, both up. */
@@ -958,7 +772,7 @@ static int nk_create_up(const char *name, const char *peer)
 static int ifindex_of(const char *name)
 {
 	struct links ls;
-	struct lnk *l;
+	struct nk_link *l;
 
 	if (!links_get(&ls))
 		return 0;
@@ -973,7 +787,7 @@ static int del_if_there(const char *name)
 	return !idx || nk_del(idx, 0, NULL);
 }
 
-/* ---- bpf(2) ---- */
+/* ---- bpf(2), on lib/ ---- */
 
 /* bpf(2) with fail-nth at n (0: none). */
 static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
@@ -1001,51 +815,13 @@ static int prog_load(int type)
 	return fd;
 }
 
-static int obj_info(int fd, void *info, __u32 len)
-{
-	union bpf_attr attr;
-
-	memset(info, 0, len);
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = len;
-	attr.info.info = (unsigned long)info;
-	return nk_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr);
-}
-
-static __u32 prog_id(int fd)
-{
-	struct bpf_prog_info info;
-
-	return obj_info(fd, &info, sizeof(info)) ? 0 : info.id;
-}
-
-/* 1 if no program (or link) has this id any more. */
-static int id_gone(int cmd, __u32 id)
-{
-	union bpf_attr attr;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	if (cmd == BPF_PROG_GET_FD_BY_ID)
-		attr.prog_id = id;
-	else
-		attr.link_id = id;
-	fd = nk_bpf(cmd, &attr);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	return errno == ENOENT;
-}
-
 /* Closes the program's fd: nothing else may hold it. */
 static int prog_release(int *fd, __u32 id, const char *what)
 {
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-	if (!id || id_gone(BPF_PROG_GET_FD_BY_ID, id))
+	if (!id || nk_id_gone(BPF_PROG_GET_FD_BY_ID, id))
 		return 1;
 	return whyf("%s program %u still exists after its fd was closed (a reference was left)",
 		    what, id);
@@ -1056,7 +832,7 @@ static int link_release(int *fd, __u32 id)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
-	if (!id || id_gone(BPF_LINK_GET_FD_BY_ID, id))
+	if (!id || nk_id_gone(BPF_LINK_GET_FD_BY_ID, id))
 		return 1;
 	return whyf("link %u still exists after its fd was closed", id);
 }
@@ -1072,12 +848,7 @@ static void query_attr(union bpf_attr *attr, int ifindex, int type,
 		       struct query *q)
 {
 	memset(q, 0, sizeof(*q));
-	memset(attr, 0, sizeof(*attr));
-	attr->query.target_ifindex = ifindex;
-	attr->query.attach_type = type;
-	attr->query.prog_ids = (unsigned long)q->ids;
-	attr->query.link_ids = (unsigned long)q->link_ids;
-	attr->query.count = MPROG_MAX + 2;
+	nk_query_attr(attr, ifindex, type, q->ids, q->link_ids, MPROG_MAX + 2);
 }
 
 static int query(int ifindex, int type, struct query *q)
@@ -1096,91 +867,59 @@ static int query(int ifindex, int type, struct query *q)
 static int attached(int ifindex, int type, int count, const __u32 *ids,
 		    const __u32 *link_ids)
 {
+	const char *hook = type == BPF_NETKIT_PEER ? "peer" : "primary";
 	struct query q;
 	int i;
 
 	if (!query(ifindex, type, &q))
 		return 0;
 	if ((int)q.count != count)
-		return whyf("%s: %u programs attached, expected %d",
-			    type == BPF_NETKIT_PEER ? "peer" : "primary", q.count, count);
+		return whyf("%s: %u programs attached, expected %d", hook, q.count, count);
 	for (i = 0; i < count; i++) {
 		if (q.ids[i] != ids[i] || q.link_ids[i] != (link_ids ? link_ids[i] : 0))
 			return whyf("%s: position %d has program %u link %u, expected %u link %u",
-				    type == BPF_NETKIT_PEER ? "peer" : "primary", i,
-				    q.ids[i], q.link_ids[i], ids[i],
+				    hook, i, q.ids[i], q.link_ids[i], ids[i],
 				    link_ids ? link_ids[i] : 0);
 	}
 	return 1;
 }
 
-static int prog_attach(int ifindex, int type, int fd, int fault_n,
-		       struct outcome *o)
+/* BPF_PROG_ATTACH, BPF_PROG_DETACH (1 or 0 with why) or BPF_LINK_CREATE
+ * (the fd, -1 with why), with fail-nth at fault_n.
+ */
+static int bpf_op(int cmd, int ifindex, int type, int fd, int fault_n,
+		  struct outcome *o)
 {
+	static const char *const name[] = {
+		[BPF_PROG_ATTACH] = "BPF_PROG_ATTACH",
+		[BPF_PROG_DETACH] = "BPF_PROG_DETACH",
+		[BPF_LINK_CREATE] = "BPF_LINK_CREATE",
+	};
 	union bpf_attr attr;
 	struct outcome tmp;
+	int rc;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_bpf_fd = fd;
-	attr.attach_type = type;
-	if (bpf_call(BPF_PROG_ATTACH, &attr, fault_n, o ? o : &tmp) == 0)
-		return 1;
-	return whyf("BPF_PROG_ATTACH: %s", nk_errname(o ? o->err : tmp.err));
+	if (!o)
+		o = &tmp;
+	if (cmd == BPF_LINK_CREATE)
+		nk_link_create_attr(&attr, ifindex, type, fd, 0, 0, 0);
+	else
+		nk_attach_attr(&attr, ifindex, type, fd, 0, 0, 0, 0);
+	rc = bpf_call(cmd, &attr, fault_n, o);
+	if (rc < 0)
+		whyf("%s: %s", name[cmd], nk_errname(o->err));
+	return cmd == BPF_LINK_CREATE ? rc : rc == 0;
 }
 
-static int prog_detach(int ifindex, int type, int fd, int fault_n,
-		       struct outcome *o)
-{
-	union bpf_attr attr;
-	struct outcome tmp;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.target_ifindex = ifindex;
-	attr.attach_bpf_fd = fd;
-	attr.attach_type = type;
-	if (bpf_call(BPF_PROG_DETACH, &attr, fault_n, o ? o : &tmp) == 0)
-		return 1;
-	return whyf("BPF_PROG_DETACH: %s", nk_errname(o ? o->err : tmp.err));
-}
-
-/* Returns the link fd, -1 on failure. */
-static int link_create(int ifindex, int type, int prog_fd, int fault_n,
-		       struct outcome *o)
-{
-	union bpf_attr attr;
-	struct outcome tmp;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.link_create.prog_fd = prog_fd;
-	attr.link_create.target_ifindex = ifindex;
-	attr.link_create.attach_type = type;
-	fd = bpf_call(BPF_LINK_CREATE, &attr, fault_n, o ? o : &tmp);
-	if (fd < 0)
-		whyf("BPF_LINK_CREATE: %s", nk_errname(o ? o->err : tmp.err));
-	return fd;
-}
+#define prog_attach(...)	bpf_op(BPF_PROG_ATTACH, __VA_ARGS__)
+#define prog_detach(...)	bpf_op(BPF_PROG_DETACH, __VA_ARGS__)
+#define link_create(...)	bpf_op(BPF_LINK_CREATE, __VA_ARGS__)
 
 static int link_info(int fd, struct bpf_link_info *info)
 {
-	if (obj_info(fd, info, sizeof(*info)))
+	if (nk_link_info(fd, info))
 		return whyf("link info: %s", nk_errname(errno));
 	return 1;
-}
-
-/* The ids of all BPF links, ascending. */
-static int link_ids(__u32 *ids, int max)
-{
-	union bpf_attr attr;
-	int n = 0;
-
-	memset(&attr, 0, sizeof(attr));
-	while (!nk_bpf(BPF_LINK_GET_NEXT_ID, &attr) && n < max) {
-		ids[n++] = attr.next_id;
-		attr.start_id = attr.next_id;
-	}
-	return n;
 }
 
 struct idlist {
@@ -1190,7 +929,7 @@ struct idlist {
 
 static void idlist_get(struct idlist *l)
 {
-	l->n = link_ids(l->ids, 1024);
+	l->n = nk_all_ids(BPF_LINK_GET_NEXT_ID, l->ids, 1024);
 }
 
 static int idlist_same(struct idlist *a, struct idlist *b)
@@ -1267,7 +1006,7 @@ static void newlink_call(int arg, int n, struct outcome *o)
 static int check_pair(struct links *ls, const char *name, const char *peer,
 		      int mode, int pol, int peer_pol)
 {
-	struct lnk *p = by_name(ls, name), *q;
+	struct nk_link *p = by_name(ls, name), *q;
 
 	if (!p)
 		return whyf("no device %s", name);
@@ -1336,7 +1075,7 @@ static int newlink_fini(int arg)
 static int change_setup(int arg)
 {
 	struct links ls;
-	struct lnk *l;
+	struct nk_link *l;
 
 	(void)arg;
 	if (!links_get(&ls))
@@ -1414,8 +1153,8 @@ static int del_setup(int arg)
 	del_link = link_create(idx, BPF_NETKIT_PEER, del_lprog, 0, NULL);
 	if (del_link < 0 || !link_info(del_link, &info))
 		return 0;
-	del_prog_id = prog_id(del_prog);
-	del_lprog_id = prog_id(del_lprog);
+	del_prog_id = nk_prog_id(del_prog);
+	del_lprog_id = nk_prog_id(del_lprog);
 	del_link_id = info.id;
 	return snapshot();
 }
@@ -1502,7 +1241,7 @@ static int load_bp(int type)
 {
 	bl_id = bp2_id = 0;
 	bp = prog_load(type);
-	bp_id = bp < 0 ? 0 : prog_id(bp);
+	bp_id = bp < 0 ? 0 : nk_prog_id(bp);
 	return bp >= 0;
 }
 
@@ -1646,7 +1385,7 @@ static int lupdate_setup(int arg)
 	bp2 = prog_load(arg);
 	if (bl < 0 || bp2 < 0 || !link_is(bl, bp_id, arg, &bl_id))
 		return 0;
-	bp2_id = prog_id(bp2);
+	bp2_id = nk_prog_id(bp2);
 	return snapshot();
 }
 
@@ -1758,7 +1497,7 @@ static int mp_init(int arg)
 		mp_fd[i] = prog_load(mp_type(arg));
 		if (mp_fd[i] < 0)
 			return 0;
-		mp_id[i] = prog_id(mp_fd[i]);
+		mp_id[i] = nk_prog_id(mp_fd[i]);
 		if (!mp_attach(arg, i, 0, NULL))
 			return 0;
 		mp_n++;
@@ -1773,7 +1512,7 @@ static int mp_setup(int arg)
 	mp_fd[i] = prog_load(mp_type(arg));
 	if (mp_fd[i] < 0)
 		return 0;
-	mp_id[i] = prog_id(mp_fd[i]);
+	mp_id[i] = nk_prog_id(mp_fd[i]);
 	return snapshot();
 }
 
@@ -1825,7 +1564,7 @@ static int mp_fini(int arg)
 		/* stopped early: clean up only */
 	} else if (attached(mp_idx, mp_type(arg), MPROG_MAX, mp_id, arg ? mp_lid : NULL)) {
 		mp_fd[i] = prog_load(mp_type(arg));
-		mp_id[i] = prog_id(mp_fd[i]);
+		mp_id[i] = nk_prog_id(mp_fd[i]);
 		idlist_get(&l0);
 		ok = mp_attach(arg, i, 0, &o);
 		idlist_get(&l1);
@@ -1840,12 +1579,12 @@ static int mp_fini(int arg)
 			ok = 1;
 			whyf("expected ERANGE");
 		}
-		result(!ok, "%s: attaching program %d fails with %s as in mainline (ERANGE, bpf_mprog_attach()), nothing changed%s%s",
+		nk_report(!ok, "%s: attaching program %d fails with %s as in mainline (ERANGE, bpf_mprog_attach()), nothing changed%s%s",
 		       arg ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", MPROG_MAX + 1,
 		       mp_n > MPROG_MAX ? "success" : nk_errname(o.err), ok ? ": " : "",
 		       ok ? why : "");
 	} else {
-		result(0, "%s: %d programs attached before the one too many: %s",
+		nk_report(0, "%s: %d programs attached before the one too many: %s",
 		       arg ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", MPROG_MAX, why);
 	}
 	/* Deleting the device releases every program and detaches the links. */
@@ -2014,7 +1753,7 @@ static void run_ep(const struct ep *ep)
 	struct outcome o;
 	char buf[512];
 	int n, done = 0, capped = 0, broken = 0, bad_errno = 0, e;
-	double t0 = now();
+	double t0 = nk_now();
 
 	memset(&s, 0, sizeof(s));
 	st = &s;
@@ -2023,7 +1762,7 @@ static void run_ep(const struct ep *ep)
 	cur_n = 0;
 	kmsg_drain();
 	if (ep->init && !ep->init(ep->arg)) {
-		result(0, "%s: setup: %s", ep->what, why);
+		nk_report(0, "%s: setup: %s", ep->what, why);
 		ep_done = 0;
 		if (ep->fini)
 			ep->fini(ep->arg);
@@ -2032,7 +1771,7 @@ static void run_ep(const struct ep *ep)
 	}
 	for (n = fault ? 1 : 0; !done; n++) {
 		cur_n = n;
-		if (fault && (n > max_n || now() > deadline)) {
+		if (fault && (n > max_n || nk_now() > deadline)) {
 			capped = 1;
 			break;
 		}
@@ -2118,15 +1857,15 @@ static void run_ep(const struct ep *ep)
 	attribution_check(&s);
 	errnos(buf, sizeof(buf), &s);
 	if (!fault) {
-		result(done && !s.problems, "%s: works without fault injection (%.1f s)",
-		       ep->what, now() - t0);
+		nk_report(done && !s.problems, "%s: works without fault injection (%.1f s)",
+		       ep->what, nk_now() - t0);
 	} else {
-		result(done && !capped && !s.problems && !bad_errno,
+		nk_report(done && !capped && !s.problems && !bad_errno,
 		       "%s: %s at n=%d; %d injected: %d failed (%s), %d succeeded anyway, %d acks lost; %d problems (%.1f s)",
 		       ep->what, done ? "success without injection" :
 		       capped ? "STOPPED by the n or time cap" : "STOPPED",
 		       s.tries, s.injected, s.failed, buf, s.inj_ok,
-		       s.ack_lost, s.problems, now() - t0);
+		       s.ack_lost, s.problems, nk_now() - t0);
 		printf("#   stacks read: %d (failslab %d, fail_page_alloc %d), injections without a stack (__GFP_NOWARN): %d, stacks the failures caused (warn_alloc, __register_sysctl_table): %d%s\n",
 		       s.fi_reports, s.fi_slab, s.fi_page, s.injected - s.fi_reports,
 		       s.alloc_warn, s.kmsg_lost ? ", kernel log records LOST" : "");
@@ -2164,7 +1903,7 @@ static int check_clean(void)
 	int i, fd, good = 1, nprog = 0, nlink = 0;
 
 	if (!links_get(&ls)) {
-		result(0, "list the devices: %s", why);
+		nk_report(0, "list the devices: %s", why);
 		return 0;
 	}
 	for (i = 0; i < ls.n; i++) {
@@ -2174,7 +1913,7 @@ static int check_clean(void)
 			good = 0;
 		}
 	}
-	result(good, "no netkit device left (%d devices)", ls.n);
+	nk_report(good, "no netkit device left (%d devices)", ls.n);
 	memset(&attr, 0, sizeof(attr));
 	good = 1;
 	while (!nk_bpf(BPF_PROG_GET_NEXT_ID, &attr)) {
@@ -2183,13 +1922,13 @@ static int check_clean(void)
 		fd = nk_bpf(BPF_PROG_GET_FD_BY_ID, &(union bpf_attr){ .prog_id = attr.next_id });
 		if (fd < 0)
 			continue;
-		if (!obj_info(fd, &pinfo, sizeof(pinfo)) && !strcmp(pinfo.name, "nkfi")) {
+		if (!nk_obj_info(fd, &pinfo, sizeof(pinfo)) && !strcmp(pinfo.name, "nkfi")) {
 			printf("# left: program %u (%s)\n", pinfo.id, pinfo.name);
 			good = 0;
 		}
 		close(fd);
 	}
-	result(good, "no nkfi program left (%d programs)", nprog);
+	nk_report(good, "no nkfi program left (%d programs)", nprog);
 	memset(&attr, 0, sizeof(attr));
 	good = 1;
 	while (!nk_bpf(BPF_LINK_GET_NEXT_ID, &attr)) {
@@ -2198,15 +1937,15 @@ static int check_clean(void)
 		fd = nk_bpf(BPF_LINK_GET_FD_BY_ID, &(union bpf_attr){ .link_id = attr.next_id });
 		if (fd < 0)
 			continue;
-		if (!obj_info(fd, &linfo, sizeof(linfo)) &&
+		if (!nk_obj_info(fd, &linfo, sizeof(linfo)) &&
 		    linfo.type == BPF_LINK_TYPE_NETKIT) {
 			printf("# left: netkit link %u (prog %u)\n", linfo.id, linfo.prog_id);
 			good = 0;
 		}
 		close(fd);
 	}
-	result(good, "no netkit link left (%d links)", nlink);
-	return !failures;
+	nk_report(good, "no netkit link left (%d links)", nlink);
+	return !nk_failures;
 }
 
 /* ---- -S: the kernel log reader on planted records ---- */
@@ -2434,7 +2173,7 @@ static int self_test(void)
 			 s.interleaved, s.km_incomplete, km_on_console,
 			 c->err ? nk_errname(c->err) : "no call",
 			 cls < 0 ? "passes" : cls < NR_EXPLAINED ? "explained" : "FAILS");
-		result(good, "self-test %d, %s: %s", i + 1, c->name, got);
+		nk_report(good, "self-test %d, %s: %s", i + 1, c->name, got);
 		if (!good) {
 			printf("#   expected site '%s', problems %d, attributed %d, not attributed %d, amid %d, without end %d, on console %d, errno class %d\n",
 			       c->site, c->problems, c->attributed, c->unattributed,
@@ -2465,10 +2204,9 @@ static void usage(const char *prog)
 
 int main(int argc, char **argv)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int opt, one = 1, i, j, clean = 0, sel[NR_EPS], nsel = 0;
+	int opt, i, j, clean = 0, sel[NR_EPS], nsel = 0;
 	struct timeval tv = { .tv_sec = 30 };
-	double t0 = now();
+	double t0 = nk_now();
 	FILE *f;
 
 	while ((opt = getopt(argc, argv, "0clSn:t:v")) != -1) {
@@ -2511,11 +2249,8 @@ int main(int argc, char **argv)
 			sel[nsel++] = j;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
-	nl_fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (nl_fd < 0 || bind(nl_fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(nl_fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(nl_fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
+	if (nk_nl_open(&nl, 0) ||
+	    setsockopt(nl.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
 		printf("not ok - netlink socket: %s\n", strerror(errno));
 		return 1;
 	}
@@ -2550,17 +2285,17 @@ int main(int argc, char **argv)
 	if (mlockall(MCL_CURRENT | MCL_FUTURE))
 		printf("# mlockall: %s\n", strerror(errno));
 
-	deadline = now() + time_cap;
+	deadline = nk_now() + time_cap;
 	for (i = 0; i < nsel; i++)
 		run_ep(&eps[sel[i]]);
 	if (fault) {
-		result(!km_on_console, "fault injection reports kept off the console (console_loglevel %d): %d lines below it",
+		nk_report(!km_on_console, "fault injection reports kept off the console (console_loglevel %d): %d lines below it",
 		       con_level, km_on_console);
 		printf("# allocation sites reached, all entry points (first frame that is not the allocator, count, < its callers):\n");
 		print_sites(&total, " ");
 		printf("# stacks not attributed: %d; records of other CPUs read amid the dumps: %d; dumps without their end: %d\n",
 		       total_unattributed, total_interleaved, total_incomplete);
 	}
-	printf("# %d entry points in %.1f s, %d failed\n", nsel, now() - t0, failures);
-	return !!failures;
+	printf("# %d entry points in %.1f s, %d failed\n", nsel, nk_now() - t0, nk_failures);
+	return !!nk_failures;
 }
