@@ -30,7 +30,7 @@ static void die(const char *what)
 
 int main(int argc, char **argv)
 {
-	int ifindex, type, prog_fd;
+	int ifindex, type;
 	const char *failed;
 
 	if (argc < 4 || (strcmp(argv[2], "primary") && strcmp(argv[2], "peer")) ||
@@ -46,11 +46,7 @@ int main(int argc, char **argv)
 		die(argv[1]);
 	type = strcmp(argv[2], "primary") ? BPF_NETKIT_PEER : BPF_NETKIT_PRIMARY;
 
-	prog_fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, NETKIT_NEXT,
-			       "nk_pass");
-	if (prog_fd < 0)
-		die("BPF_PROG_LOAD");
-	failed = nk_attach(ifindex, type, prog_fd,
+	failed = nk_attach(ifindex, type, NETKIT_NEXT, "nk_pass",
 			   strcmp(argv[3], "link") ? NULL : argv[4]);
 	if (failed)
 		die(failed);

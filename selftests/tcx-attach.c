@@ -37,7 +37,7 @@ static int usage(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	int ifindex, type, prog_fd, drop;
+	int ifindex, type, drop;
 	const char *failed;
 
 	if (argc < 5 || (strcmp(argv[2], "ingress") && strcmp(argv[2], "egress")) ||
@@ -51,12 +51,8 @@ int main(int argc, char **argv)
 	type = strcmp(argv[2], "ingress") ? BPF_TCX_EGRESS : BPF_TCX_INGRESS;
 	drop = !strcmp(argv[3], "drop");
 
-	prog_fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type,
-			       drop ? TCX_DROP : TCX_NEXT,
-			       drop ? "tcx_drop" : "tcx_pass");
-	if (prog_fd < 0)
-		die("BPF_PROG_LOAD");
-	failed = nk_attach(ifindex, type, prog_fd,
+	failed = nk_attach(ifindex, type, drop ? TCX_DROP : TCX_NEXT,
+			   drop ? "tcx_drop" : "tcx_pass",
 			   strcmp(argv[4], "link") ? NULL : argv[5]);
 	if (failed)
 		die(failed);

@@ -168,12 +168,15 @@ __u64 nk_revision(int ifindex, int type)
 	return rev;
 }
 
-const char *nk_attach(int ifindex, int attach_type, int prog_fd,
-		      const char *pin)
+const char *nk_attach(int ifindex, int attach_type, int verdict,
+		      const char *name, const char *pin)
 {
+	int fd, prog_fd = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, attach_type,
+				       verdict, name);
 	union bpf_attr attr;
-	int fd;
 
+	if (prog_fd < 0)
+		return "BPF_PROG_LOAD";
 	if (!pin)
 		return nk_prog_attach(ifindex, attach_type, prog_fd, 0, 0, 0, 0) ?
 		       "BPF_PROG_ATTACH" : NULL;

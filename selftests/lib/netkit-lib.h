@@ -264,13 +264,14 @@ int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
 __u64 nk_revision(int ifindex, int type);
 
 /*
- * Attach prog_fd to the device ifindex at attach_type: with
- * BPF_PROG_ATTACH when pin is NULL, else as a BPF link (BPF_LINK_CREATE)
- * pinned at pin, so that it outlives the caller. NULL on success, else the
- * name of the command that failed, with errno set.
+ * Load "r0 = verdict; exit" (sched_cls, named name) and attach it to the
+ * device ifindex at attach_type: with BPF_PROG_ATTACH when pin is NULL,
+ * else as a BPF link (BPF_LINK_CREATE) pinned at pin, so that it outlives
+ * the caller. NULL on success, else the name of the command that failed,
+ * with errno set.
  */
-const char *nk_attach(int ifindex, int attach_type, int prog_fd,
-		      const char *pin);
+const char *nk_attach(int ifindex, int attach_type, int verdict,
+		      const char *name, const char *pin);
 
 /* BPF_OBJ_GET_INFO_BY_FD into info (zeroed first): 0 or -errno. */
 int nk_obj_info(int fd, void *info, __u32 len);
