@@ -127,7 +127,8 @@ help:
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs, console in BUILD/console.log)'
 	@echo '  T             $(T)   (filter: comma-separated test_progs -t terms, guest test names and'
 	@echo '                areas; a test_progs term also selects the guest tests of its area, e.g.'
-	@echo '                T=tc_netkit: tc_netkit_* and the netkit guest tests; empty: the default set,'
+	@echo '                T=tc_netkit: tc_netkit_* and the netkit guest tests (of mprog_linkrace, which'
+	@echo '                tests netkit and tcx, the netkit part); empty: the default set,'
 	@echo "                test_progs -t $$(scripts/select-tests.sh --default) and every guest test)"
 	@echo '  TEST_ARGS     $(TEST_ARGS)   (when given: the whole test_progs argument list instead of T'"'"'s)'
 	@echo '  GUEST_TESTS   $(GUEST_TESTS)   (when given: the guest tests instead of T'"'"'s; empty for none)'

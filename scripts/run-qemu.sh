@@ -31,6 +31,7 @@ BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 TEST_ARGS=${TEST_ARGS-}
 GUEST_TESTS=${GUEST_TESTS-}
 GUEST_SMOKE=${GUEST_SMOKE-}
+GUEST_AREAS=${GUEST_AREAS-}
 RUN_TEST_PROGS=${RUN_TEST_PROGS:-yes}
 
 step "${BOOT_STEP:-boot}"
@@ -58,6 +59,7 @@ mkdir -p "$args_dir/root/etc/netkit-6.1"
 [ "$RUN_TEST_PROGS" = no ] || printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
 printf '%s\n' "$GUEST_TESTS" >"$args_dir/root/etc/netkit-6.1/guest-tests"
 printf '%s\n' "$GUEST_SMOKE" >"$args_dir/root/etc/netkit-6.1/guest-smoke"
+printf '%s\n' "$GUEST_AREAS" >"$args_dir/root/etc/netkit-6.1/guest-areas"
 for t in $GUEST_TESTS; do
 	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
 done

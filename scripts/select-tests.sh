@@ -34,10 +34,14 @@
 # T=tc_netkit - and those of the default set, named in T or selected by an
 # area run in full; GUEST_MODE=full or smoke sets the form of all.
 #
+# A guest test of several areas (mprog_linkrace: netkit and tcx) runs the
+# part of the areas that T selected; the guest sees them in NETKIT_AREAS
+# (T=tc_netkit: netkit, so mprog_linkrace races netkit devices only).
+#
 # Exports TEST_ARGS, GUEST_TESTS, GUEST_SMOKE (the guest tests to run in
-# their smoke form), RUN_TEST_PROGS and, for the lines that say what ran
-# and what the filter left out, SEL_FILTER, SEL_LEFT_TP and
-# SEL_LEFT_GUEST. "--list" prints the guest tests with their areas and
+# their smoke form), GUEST_AREAS (the areas selected), RUN_TEST_PROGS and,
+# for the lines that say what ran and what the filter left out,
+# SEL_FILTER, SEL_LEFT_TP and SEL_LEFT_GUEST. "--list" prints the guest tests with their areas and
 # smoke forms, "--default" the default test_progs terms.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -188,12 +192,15 @@ tp_terms=() guest=()
 # gsel[test]: full (named, by an area, the default set) or along (brought
 # along by a test_progs term).
 declare -A gsel=()
+# asel[area]: the areas T selected, whose part of a guest test runs.
+declare -A asel=()
 add_guest() { # add_guest TEST full|along
 	[ -n "${gsel[$1]+x}" ] || guest+=("$1")
 	[ "${gsel[$1]:-}" = full ] || gsel[$1]=$2
 }
 add_area() { # add_area AREA full|along
 	local t a
+	asel[$1]=1
 	for t in "${GUEST_ALL[@]}"; do
 		for a in $(areas_of "$t"); do
 			[ "$a" != "$1" ] || add_guest "$t" "$2"
@@ -206,12 +213,16 @@ if [ -z "$filter" ]; then
 	for t in "${GUEST_ALL[@]}"; do
 		add_guest "$t" full
 	done
+	for a in ${CUT_AREAS[$cut]}; do asel[$a]=1; done
 else
 	IFS=, read -r -a terms <<<"$filter"
 	for term in "${terms[@]}"; do
 		[ -n "$term" ] || continue
 		if [[ " ${GUEST_ALL[*]} " == *" $term "* ]]; then
 			add_guest "$term" full
+			for a in $(areas_of "$term"); do
+				[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || asel[$a]=1
+			done
 		elif [ -f "$GUEST_DIR/$term.sh" ]; then
 			die "T=$filter: guest test $term is not part of CUT=$cut (its areas: $(areas_of "$term"))"
 		elif [ -n "${AREA_TESTS[$term]+x}" ]; then
@@ -269,8 +280,18 @@ left=()
 for t in "${GUEST_ALL[@]}"; do
 	[[ " $GUEST_TESTS " == *" $t "* ]] || left+=("$t")
 done
+# and the parts of the selected tests whose areas T did not select
+GUEST_AREAS=$(printf '%s\n' "${!asel[@]}" | sort | tr '\n' ' ')
+GUEST_AREAS=${GUEST_AREAS% }
+for t in $GUEST_TESTS; do
+	part=()
+	for a in $(areas_of "$t"); do
+		[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || [ -n "${asel[$a]+x}" ] || part+=("$a")
+	done
+	[ "${#part[@]}" -eq 0 ] || left+=("$t's ${part[*]} part")
+done
 SEL_LEFT_GUEST=${left[*]}
 SEL_FILTER=${filter:+T=$filter}
 SEL_FILTER=${SEL_FILTER:-the default set}
-export TEST_ARGS GUEST_TESTS GUEST_SMOKE RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
+export TEST_ARGS GUEST_TESTS GUEST_SMOKE GUEST_AREAS RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
 exec "$@"

@@ -12,7 +12,8 @@
 # its kernel stack, and the guest's remaining tests are skipped (whatever
 # holds rtnl would hang them too).
 #
-# Env: NETKIT_LINKRACE_SECONDS (per case, default 3, 1 in the smoke
+# Env: NETKIT_AREAS (the areas make qemu-test selected: the netkit cases
+# run with netkit, the tcx cases with tcx; unset: both), NETKIT_LINKRACE_SECONDS (per case, default 3, 1 in the smoke
 # form), NETKIT_LINKRACE_HANG
 # (seconds without progress that count as a hang; default 5, or 30 on a
 # debug kernel), NETKIT_LINKRACE_SEED, NETKIT_LINKRACE_CASES (a comma
@@ -36,9 +37,18 @@ if [ -e /sys/kernel/debug/kmemleak ]; then
 else
 	hang=${NETKIT_LINKRACE_HANG:-5}
 fi
-# tcx's cases where the kernel carries tcx (its helper is built then).
-kinds=netkit
-command -v tcx-attach >/dev/null && kinds=netkit,tcx
+# The kinds of the areas selected; tcx's where the kernel carries tcx (its
+# helper is built then).
+in_areas() { case " ${NETKIT_AREAS:-netkit tcx} " in *" $1 "*) return 0 ;; esac; return 1; }
+kinds=
+in_areas netkit && kinds=netkit
+if in_areas tcx && command -v tcx-attach >/dev/null; then
+	kinds=${kinds:+$kinds,}tcx
+fi
+if [ -z "$kinds" ]; then
+	expect "a kind to race in the areas selected (${NETKIT_AREAS:-}) on this kernel" 1
+	exit "$fail"
+fi
 echo "# kinds: $kinds; $seconds s per case; a hang after $hang s without progress"
 
 [ "$(nproc)" -ge 2 ]
