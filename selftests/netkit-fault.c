@@ -96,7 +96,7 @@
 static int fault = 1, verbose;
 static int max_n = 5000;
 static double deadline, time_cap = 300;
-static int fi_fd = -1, kmsg_fd = -1;
+static int fi_fd = -1;
 static struct nk_nl nl = { .fd = -1 };
 static char why[512];
 
@@ -113,21 +113,12 @@ static int whyf(const char *fmt, ...)
 
 /* ---- statistics of one entry point ---- */
 
-struct site {
-	char name[64];
-	char via[160];
-	int count;
-};
-
 struct stats {
 	int tries, injected, failed, inj_ok, ack_lost, problems;
 	int err[MAX_ERRNO];		/* failed calls, by errno */
 	int explained[8];		/* by index in explained[] */
 	int send_err[MAX_ERRNO];	/* of which: send() of the request */
-	int fi_reports, fi_slab, fi_page, alloc_warn, kmsg_lost;
-	int attributed, unattributed, interleaved, km_incomplete;
-	int nsites;
-	struct site sites[MAX_SITES];
+	struct nk_km_count km;		/* what the kernel log showed */
 	int nerrsites;
 	struct {
 		int err, count;
@@ -137,9 +128,26 @@ struct stats {
 };
 
 static struct stats *st;	/* the current entry point's */
-static struct stats total;	/* all sites, for the closing list */
 static const char *ep_name = "setup";
 static int cur_n;
+
+static void vnote(const char *fmt, va_list ap)
+{
+	printf("# %s n=%d: ", ep_name, cur_n);
+	vprintf(fmt, ap);
+	putchar('\n');
+	fflush(stdout);
+}
+
+/* A line about the call that is no failure. */
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vnote(fmt, ap);
+	va_end(ap);
+}
 
 static void problem(const char *fmt, ...)
 {
@@ -152,12 +160,9 @@ static void problem(const char *fmt, ...)
 			printf("# %s: more problems, not shown\n", ep_name);
 		return;
 	}
-	printf("# %s n=%d: ", ep_name, cur_n);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vnote(fmt, ap);
 	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
 }
 
 /* ---- fail-nth ---- */
@@ -196,382 +201,17 @@ static int fi_disarm(int n, int *left)
 	return *left == 0;
 }
 
-/* ---- the kernel log ---- */
+/* ---- the kernel log (lib/kmsg.c) ---- */
 
-static const char *const alloc_prefix[] = {
-	"dump_stack", "show_stack", "should_fail", "__should_fail",
-	"prepare_alloc_pages", "__alloc_pages", "alloc_pages",
-	"__get_free_pages", "get_zeroed_page", "__folio_alloc", "folio_alloc",
-	"alloc_slab_page", "allocate_slab", "new_slab", "___slab_alloc",
-	"__slab_alloc", "slab_alloc", "slab_pre_alloc_hook",
-	"kmem_cache_alloc", "__kmem_cache_alloc", "kmem_cache_zalloc",
-	"kmalloc", "__kmalloc", "kzalloc", "kvmalloc", "__kvmalloc", "kvzalloc",
-	"kcalloc", "kmemdup", "kstrdup", "kstrndup", "kvasprintf", "kasprintf",
-	"krealloc", "__do_krealloc", "kvrealloc", "__vmalloc", "vmalloc",
-	"vzalloc", "vm_area_alloc_pages", "__alloc_percpu", "pcpu_",
-	"kasan_", "__kasan_", "____kasan_", "kmemleak_", "create_object",
-	"__create_object", "mem_pool_alloc", "stack_depot_", "__stack_depot_",
-	"__alloc_skb", "alloc_skb", "__netdev_alloc_skb",
-	"radix_tree_node_alloc", "__radix_tree_preload", "radix_tree_preload",
-	"idr_preload", "idr_get_free", "idr_alloc", "xas_",
+/* console_loglevel 8 until main() reads it */
+static struct nk_kmsg km = {
+	.fd = -1, .con_level = 8, .problem = problem, .note = note,
 };
 
-static int is_alloc_frame(const char *f)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(alloc_prefix) / sizeof(alloc_prefix[0]); i++)
-		if (!strncmp(f, alloc_prefix[i], strlen(alloc_prefix[i])))
-			return 1;
-	return 0;
-}
-
-static void site_add(struct stats *s, const char *name, const char *via)
-{
-	int i;
-
-	for (i = 0; i < s->nsites; i++) {
-		if (!strcmp(s->sites[i].name, name)) {
-			s->sites[i].count++;
-			return;
-		}
-	}
-	if (s->nsites == MAX_SITES)
-		return;
-	snprintf(s->sites[i].name, sizeof(s->sites[i].name), "%s", name);
-	snprintf(s->sites[i].via, sizeof(s->sites[i].via), "%s", via);
-	s->sites[i].count = 1;
-	s->nsites++;
-}
-
-/*
- * A dump in the kernel log: the fault injection notice or warn_alloc()'s
- * message, then dump_stack()'s lines (CPU:, Hardware name:, Call Trace:,
- * " <TASK>", one line per frame, the user registers of the syscall entry,
- * " </TASK>"). Only dump_stack() callers serialise against each other
- * (printk_cpu_sync); any other printk of another CPU - the linkwatch
- * work's "IPv6: ADDRCONF(NETDEV_CHANGE): ...: link becomes ready" for a
- * device that was just set up, say - can land between two lines of a
- * dump. Such a record does not end the dump (which ends with " </TASK>"):
- * it is read as a record of its own (interleaved) and the dump goes on.
- */
-enum { KM_NONE, KM_FI, KM_FI_STACK, KM_WARN, KM_WARN_STACK, KM_OTHER_STACK };
-#define MAX_FRAMES 64
-static int km_mode, km_nframes, km_nlines, km_fi_seen;
-static char km_frames[MAX_FRAMES][64];
-static char km_lines[MAX_FRAMES][128];	/* the dump's lines, to print */
-static char km_last_site[256];		/* of the last injected fault */
-static int km_unattributed_shown, km_wait_timeouts;
-static int total_interleaved, total_unattributed, total_incomplete;
-
-/*
- * Functions that dump_stack() when an allocation under them failed:
- * __register_sysctl_table() on any failure (fs/proc/proc_sysctl.c).
- */
-static const char *const dumps_on_failure[] = {
-	"__register_sysctl_table",
-};
-
-/* The lines of a dump_stack() (x86-64, 6.1) other than its frames. */
-static const char *const dump_prefix[] = {
-	"CPU: ", "Hardware name: ", "Workqueue: ", "Call Trace:",
-	"RIP: ", "Code: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R10: ", "R13: ",
-};
-
-static int is_dump_line(const char *s)
-{
-	size_t i;
-
-	if (s[0] == ' ')
-		return 1;
-	for (i = 0; i < sizeof(dump_prefix) / sizeof(dump_prefix[0]); i++)
-		if (!strncmp(s, dump_prefix[i], strlen(dump_prefix[i])))
-			return 1;
-	return 0;
-}
-
-static void km_print_lines(void)
-{
-	int i;
-
-	for (i = 0; i < km_nlines; i++)
-		printf("#   %s\n", km_lines[i]);
-}
-
-/* complete: the dump's " </TASK>" was read. */
-static void km_finish(int complete)
-{
-	char via[160] = "";
-	int i, site = -1, k = 0;
-	size_t len = 0;
-
-	if (km_mode == KM_NONE)
-		return;
-	for (i = 0; i < km_nframes; i++) {
-		if (!is_alloc_frame(km_frames[i])) {
-			site = i;
-			break;
-		}
-	}
-	if (!complete && km_mode != KM_WARN && km_mode != KM_WARN_STACK) {
-		total_incomplete++;
-		if (st)
-			st->km_incomplete++;
-	}
-	if (km_mode == KM_FI || km_mode == KM_FI_STACK) {
-		if (site < 0) {
-			/*
-			 * Not a failure by itself: where the fault hit is
-			 * reported, what the call did is checked by its
-			 * result and the state checks (an errno that only
-			 * the site could explain still fails).
-			 */
-			total_unattributed++;
-			if (st)
-				st->unattributed++;
-			if (km_unattributed_shown++ < 5) {
-				printf("# %s n=%d: a fault injection stack %s no caller of the allocator: not attributed (reported, not a failure); its %d lines:\n",
-				       ep_name, cur_n, complete ? "has" : "ended early, with",
-				       km_nlines);
-				km_print_lines();
-			}
-		} else {
-			for (i = site + 1; i < km_nframes && k < 3; i++, k++)
-				len += snprintf(via + len, sizeof(via) - len, "%s%s",
-						k ? " < " : "", km_frames[i]);
-			if (st) {
-				st->attributed++;
-				site_add(st, km_frames[site], via);
-			}
-			site_add(&total, km_frames[site], via);
-			snprintf(km_last_site, sizeof(km_last_site), "%s < %s",
-				 km_frames[site], via);
-		}
-	} else if (km_mode == KM_OTHER_STACK) {
-		for (i = 0; site >= 0 && km_fi_seen &&
-		     i < (int)(sizeof(dumps_on_failure) / sizeof(dumps_on_failure[0])); i++) {
-			if (!strcmp(km_frames[site], dumps_on_failure[i])) {
-				if (st)
-					st->alloc_warn++;
-				site = -2;
-				break;
-			}
-		}
-		if (site != -2) {
-			problem("kernel stack trace that no injected fault explains:");
-			km_print_lines();
-		}
-	}
-	km_mode = KM_NONE;
-	km_nframes = km_nlines = 0;
-}
-
-static const char *const bad_pattern[] = {
-	"WARNING:", "BUG:", "cut here", "Oops", "KASAN", "UBSAN",
-	"general protection", "kernel BUG", "unregister_netdevice: waiting",
-	"possible circular", "suspicious RCU", "INFO: task", "kmemleak:",
-	"refcount_t", "list_add corruption", "list_del corruption",
-	"sysfs: cannot create duplicate",
-};
-
-/* console_loglevel: records below it are printed on the console */
-static int con_level = 8, km_on_console;
-
-/*
- * The fault injection reports must stay in the log buffer: the notice is
- * KERN_NOTICE, the stack dump_stack()'s KERN_DEFAULT, i.e.
- * default_message_loglevel (netkit_faultinject.sh sets both out of
- * reach of the console).
- */
-static void km_level(int level)
-{
-	if (level < con_level && !km_on_console++)
-		problem("a fault injection report line went to the console (level %d, console_loglevel %d)",
-			level, con_level);
-}
-
-/* A record that is not part of a dump: patterns, -v. */
-static void kmsg_other(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(bad_pattern) / sizeof(bad_pattern[0]); i++) {
-		if (strstr(s, bad_pattern[i])) {
-			problem("kernel log: %s", s);
-			return;
-		}
-	}
-	if (verbose)
-		printf("# kmsg: %s\n", s);
-}
-
-static void kmsg_line(const char *s, int level)
-{
-	const char *f;
-	size_t n;
-
-	if (!strncmp(s, "FAULT_INJECTION: forcing a failure.", 35)) {
-		km_level(level);
-		km_finish(0);
-		km_mode = KM_FI;
-		km_fi_seen++;
-		if (st) {
-			st->fi_reports++;
-			if (strstr(s, "name fail_page_alloc"))
-				st->fi_page++;
-			else
-				st->fi_slab++;
-		}
-		return;
-	}
-	if (strstr(s, "page allocation failure:") || strstr(s, "vmalloc error:") ||
-	    strstr(s, "percpu: allocation failed")) {
-		km_finish(0);
-		km_mode = KM_WARN;
-		if (st)
-			st->alloc_warn++;
-		if (verbose)
-			printf("# kmsg: %s\n", s);
-		return;
-	}
-	if (km_mode != KM_NONE && !is_dump_line(s)) {
-		/* Another CPU's record amid the dump: the dump goes on. */
-		total_interleaved++;
-		if (st)
-			st->interleaved++;
-		kmsg_other(s);
-		return;
-	}
-	if (km_mode == KM_FI || km_mode == KM_FI_STACK)
-		km_level(level);
-	if (!strcmp(s, "Call Trace:")) {
-		if (km_mode == KM_FI)
-			km_mode = KM_FI_STACK;
-		else if (km_mode == KM_WARN)
-			km_mode = KM_WARN_STACK;
-		else {
-			km_finish(0);
-			km_mode = KM_OTHER_STACK;
-		}
-		return;
-	}
-	if (!strncmp(s, "CPU: ", 5)) {
-		/* The first line of a dump: in a stack, a new dump starts. */
-		if (km_mode != KM_FI && km_mode != KM_WARN)
-			km_finish(0);
-		return;
-	}
-	if (km_mode < KM_FI_STACK || km_mode == KM_WARN) {
-		if (km_mode == KM_NONE)
-			kmsg_other(s);
-		return;
-	}
-	/* In the stack: frames, " <TASK>", the user registers, " </TASK>". */
-	f = s + strspn(s, " ");
-	if (km_nlines < MAX_FRAMES)
-		snprintf(km_lines[km_nlines++], sizeof(km_lines[0]), "%s", f);
-	if (!strncmp(f, "</TASK>", 7)) {
-		km_finish(1);
-		return;
-	}
-	if (s[0] != ' ' || f[0] == '?' || f[0] == '<')
-		return;
-	n = strcspn(f, "+ ");
-	if (n >= sizeof(km_frames[0]))
-		n = sizeof(km_frames[0]) - 1;
-	if (km_nframes < MAX_FRAMES) {
-		memcpy(km_frames[km_nframes], f, n);
-		km_frames[km_nframes++][n] = 0;
-	}
-}
-
-/*
- * The source of kernel log records: /dev/kmsg, or with -S the planted
- * records of a self-test case (NULL-terminated; "" stands for a read that
- * finds no record yet, EAGAIN, with more to come).
- */
-static const char *const *plant;
-
-/* Reads one record: its length, 0 if there is none now, -1 if lost. */
-static ssize_t kmsg_read(char *rec, size_t size)
-{
-	ssize_t len;
-
-	if (plant) {
-		if (!*plant || !**plant)
-			return 0;
-		len = snprintf(rec, size, "%s", *plant++);
-		return len < (ssize_t)size ? len : (ssize_t)size - 1;
-	}
-	len = read(kmsg_fd, rec, size - 1);
-	if (len < 0 && errno == EPIPE)
-		return -1;
-	return len < 0 ? 0 : len;
-}
-
-/*
- * Waits up to ms for more records; 0 if none can come. A record that
- * another CPU reserved but has not finished yet stops the reader (the
- * printk ring buffer hands out records in order) although the records
- * after it, the rest of our dump, are written.
- */
-static int kmsg_wait(int ms)
-{
-	struct pollfd pfd = { .fd = kmsg_fd, .events = POLLIN };
-
-	if (plant) {
-		if (!*plant)
-			return 0;
-		plant++;	/* the "" that stood for EAGAIN */
-		return 1;
-	}
-	return poll(&pfd, 1, ms) > 0;
-}
-
-/* Reads what the kernel logged since the last call. */
 static void kmsg_drain(void)
 {
-	char rec[2048], *text, *end;
-	ssize_t len;
-	double waited = 0, t;
-
-	if (kmsg_fd < 0 && !plant)
-		return;
-	for (;;) {
-		len = kmsg_read(rec, sizeof(rec));
-		if (len < 0) {
-			if (st)
-				st->kmsg_lost++;
-			continue;
-		}
-		if (len == 0) {
-			/*
-			 * The call has returned, so its dumps are written:
-			 * one that is not complete yet waits for its end
-			 * (up to 0.5 s; after 3 such timeouts, no more).
-			 */
-			if (km_mode == KM_NONE || km_wait_timeouts >= 3)
-				break;
-			t = nk_now();
-			if (waited < 0.5 && kmsg_wait(50)) {
-				waited += nk_now() - t;
-				continue;
-			}
-			if (!plant)
-				km_wait_timeouts++;
-			break;
-		}
-		rec[len] = 0;
-		text = strchr(rec, ';');
-		if (!text)
-			continue;
-		text++;
-		end = strchr(text, '\n');
-		if (end)
-			*end = 0;
-		kmsg_line(text, atoi(rec) & 7);
-	}
-	km_finish(0);
+	km.cur = st ? &st->km : NULL;
+	nk_kmsg_drain(&km);
 }
 
 /* ---- rtnetlink, on lib/ ---- */
@@ -1647,23 +1287,6 @@ static const struct ep eps[] = {
 
 #define NR_EPS (int)(sizeof(eps) / sizeof(eps[0]))
 
-static int site_cmp(const void *a, const void *b)
-{
-	const struct site *x = a, *y = b;
-
-	return y->count - x->count ?: strcmp(x->name, y->name);
-}
-
-static void print_sites(struct stats *s, const char *indent)
-{
-	int i;
-
-	qsort(s->sites, s->nsites, sizeof(s->sites[0]), site_cmp);
-	for (i = 0; i < s->nsites; i++)
-		printf("#%s%-28s x%-4d (< %s)\n", indent, s->sites[i].name,
-		       s->sites[i].count, s->sites[i].via);
-}
-
 static void errnos(char *buf, size_t size, struct stats *s)
 {
 	size_t len = 0;
@@ -1742,9 +1365,9 @@ static void errsite_add(struct stats *s, int err, const char *site)
  */
 static void attribution_check(struct stats *s)
 {
-	if (s->fi_reports && !s->attributed)
+	if (s->km.fi_reports && !s->km.attributed)
 		problem("none of its %d fault injection stacks could be attributed to a caller of the allocator",
-			s->fi_reports);
+			s->km.fi_reports);
 }
 
 static void run_ep(const struct ep *ep)
@@ -1758,7 +1381,7 @@ static void run_ep(const struct ep *ep)
 	memset(&s, 0, sizeof(s));
 	st = &s;
 	ep_name = ep->name;
-	km_unattributed_shown = 0;
+	km.unattributed_shown = 0;
 	cur_n = 0;
 	kmsg_drain();
 	if (ep->init && !ep->init(ep->arg)) {
@@ -1781,8 +1404,8 @@ static void run_ep(const struct ep *ep)
 			break;
 		}
 		kmsg_drain();
-		km_fi_seen = 0;
-		km_last_site[0] = 0;
+		km.fi_seen = 0;
+		km.last_site[0] = 0;
 		ep->call(ep->arg, n, &o);
 		s.tries++;
 		if (o.injected)
@@ -1801,19 +1424,19 @@ static void run_ep(const struct ep *ep)
 			s.err[e]++;
 			if (o.in_send)
 				s.send_err[e]++;
-			errsite_add(&s, o.err, km_last_site[0] ? km_last_site : "(no-stack)");
-			e = errno_class(o.err, km_last_site);
+			errsite_add(&s, o.err, km.last_site[0] ? km.last_site : "(no-stack)");
+			e = errno_class(o.err, km.last_site);
 			if (e >= 0 && e < NR_EXPLAINED) {
 				s.explained[e]++;
 			} else if (e == NR_EXPLAINED) {
 				bad_errno = 1;
 				problem("failed with %s%s%s (expected ENOMEM or ENOBUFS), fault injected at %s",
 					nk_errname(o.err), o.ext[0] ? ": " : "", o.ext,
-					km_last_site[0] ? km_last_site : "(no stack)");
+					km.last_site[0] ? km.last_site : "(no stack)");
 			}
 			if (!ep->unchanged(ep->arg))
 				problem("the failed call (%s, fault at %s) left a change: %s",
-					nk_errname(o.err), km_last_site[0] ? km_last_site : "(no stack)",
+					nk_errname(o.err), km.last_site[0] ? km.last_site : "(no stack)",
 					why);
 			break;
 		case CALL_ACK_LOST:
@@ -1827,7 +1450,7 @@ static void run_ep(const struct ep *ep)
 			if (!ep->done(ep->arg))
 				problem("succeeded%s%s but: %s",
 					o.injected ? " with an injected fault at " : "",
-					o.injected ? (km_last_site[0] ? km_last_site : "(no stack)") : "",
+					o.injected ? (km.last_site[0] ? km.last_site : "(no stack)") : "",
 					why);
 			if (o.injected) {
 				s.inj_ok++;
@@ -1867,10 +1490,12 @@ static void run_ep(const struct ep *ep)
 		       s.tries, s.injected, s.failed, buf, s.inj_ok,
 		       s.ack_lost, s.problems, nk_now() - t0);
 		printf("#   stacks read: %d (failslab %d, fail_page_alloc %d), injections without a stack (__GFP_NOWARN): %d, stacks the failures caused (warn_alloc, __register_sysctl_table): %d%s\n",
-		       s.fi_reports, s.fi_slab, s.fi_page, s.injected - s.fi_reports,
-		       s.alloc_warn, s.kmsg_lost ? ", kernel log records LOST" : "");
+		       s.km.fi_reports, s.km.fi_slab, s.km.fi_page,
+		       s.injected - s.km.fi_reports, s.km.alloc_warn,
+		       s.km.lost ? ", kernel log records LOST" : "");
 		printf("#   stacks attributed: %d, not attributed: %d; records of other CPUs read amid the dumps: %d; dumps without their end: %d\n",
-		       s.attributed, s.unattributed, s.interleaved, s.km_incomplete);
+		       s.km.attributed, s.km.unattributed, s.km.interleaved,
+		       s.km.incomplete);
 		if (done)
 			printf("#   the successful call passed %d fault points (allocations that fail-nth counts)\n",
 			       s.points);
@@ -1884,7 +1509,7 @@ static void run_ep(const struct ep *ep)
 			if (s.explained[e])
 				printf("#   %s x%d, explained: %s\n", nk_errname(explained[e].err),
 				       s.explained[e], explained[e].why);
-		print_sites(&s, "     ");
+		nk_sites_print(&s.km, "     ");
 		if (capped)
 			printf("#   the cap stopped it: n > %d or %.0f s (-n, -t)\n", max_n, time_cap);
 	}
@@ -2140,37 +1765,34 @@ static int self_test(void)
 	int i, cls, good, bad = 0;
 	size_t n;
 
-	con_level = 5;
+	km.con_level = 5;
 	for (i = 0; i < (int)(sizeof(st_cases) / sizeof(st_cases[0])); i++) {
 		c = &st_cases[i];
 		memset(&s, 0, sizeof(s));
 		st = &s;
 		ep_name = "self-test";
 		cur_n = i + 1;
-		km_mode = KM_NONE;
-		km_nframes = km_nlines = km_fi_seen = 0;
-		km_on_console = km_unattributed_shown = km_wait_timeouts = 0;
-		km_last_site[0] = 0;
-		plant = c->recs;
-		while (*plant) {
+		nk_kmsg_reset(&km);
+		km.plant = c->recs;
+		while (*km.plant) {
 			kmsg_drain();	/* the drains before and after a call */
-			if (*plant && !**plant)
-				plant++;
+			if (*km.plant && !**km.plant)
+				km.plant++;
 		}
-		plant = NULL;
+		km.plant = NULL;
 		attribution_check(&s);
-		cls = c->err ? errno_class(c->err, km_last_site) : -1;
+		cls = c->err ? errno_class(c->err, km.last_site) : -1;
 		n = strlen(c->site);
-		good = (n ? !strncmp(km_last_site, c->site, n) : !km_last_site[0]) &&
-		       s.problems == c->problems && s.attributed == c->attributed &&
-		       s.unattributed == c->unattributed &&
-		       s.interleaved == c->interleaved &&
-		       s.km_incomplete == c->incomplete &&
-		       !!km_on_console == c->on_console && cls == c->err_class;
+		good = (n ? !strncmp(km.last_site, c->site, n) : !km.last_site[0]) &&
+		       s.problems == c->problems && s.km.attributed == c->attributed &&
+		       s.km.unattributed == c->unattributed &&
+		       s.km.interleaved == c->interleaved &&
+		       s.km.incomplete == c->incomplete &&
+		       !!km.on_console == c->on_console && cls == c->err_class;
 		snprintf(got, sizeof(got),
 			 "site '%s', problems %d, attributed %d, not attributed %d, amid %d, without end %d, on console %d, %s %s",
-			 km_last_site, s.problems, s.attributed, s.unattributed,
-			 s.interleaved, s.km_incomplete, km_on_console,
+			 km.last_site, s.problems, s.km.attributed, s.km.unattributed,
+			 s.km.interleaved, s.km.incomplete, km.on_console,
 			 c->err ? nk_errname(c->err) : "no call",
 			 cls < 0 ? "passes" : cls < NR_EXPLAINED ? "explained" : "FAILS");
 		nk_report(good, "self-test %d, %s: %s", i + 1, c->name, got);
@@ -2269,14 +1891,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		f = fopen("/proc/sys/kernel/printk", "r");
-		if (!f || fscanf(f, "%d", &con_level) != 1) {
+		if (!f || fscanf(f, "%d", &km.con_level) != 1) {
 			printf("not ok - /proc/sys/kernel/printk: %s\n", strerror(errno));
 			return 1;
 		}
 		fclose(f);
 	}
-	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (kmsg_fd < 0 || lseek(kmsg_fd, 0, SEEK_END) < 0) {
+	km.verbose = verbose;
+	if (nk_kmsg_open(&km)) {
 		printf("not ok - /dev/kmsg: %s\n", strerror(errno));
 		return 1;
 	}
@@ -2289,12 +1911,13 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsel; i++)
 		run_ep(&eps[sel[i]]);
 	if (fault) {
-		nk_report(!km_on_console, "fault injection reports kept off the console (console_loglevel %d): %d lines below it",
-		       con_level, km_on_console);
+		nk_report(!km.on_console, "fault injection reports kept off the console (console_loglevel %d): %d lines below it",
+		       km.con_level, km.on_console);
 		printf("# allocation sites reached, all entry points (first frame that is not the allocator, count, < its callers):\n");
-		print_sites(&total, " ");
+		nk_sites_print(&km.total, " ");
 		printf("# stacks not attributed: %d; records of other CPUs read amid the dumps: %d; dumps without their end: %d\n",
-		       total_unattributed, total_interleaved, total_incomplete);
+		       km.total.unattributed, km.total.interleaved,
+		       km.total.incomplete);
 	}
 	printf("# %d entry points in %.1f s, %d failed\n", nsel, nk_now() - t0, nk_failures);
 	return !!nk_failures;

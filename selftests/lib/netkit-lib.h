@@ -12,6 +12,9 @@
  *   bpf.c      the bpf(2) wrappers: load, attach, detach, query, link
  *              create/update/detach, object info, id walks, the census
  *              of programs and links
+ *   kmsg.c     the kernel log reader: /dev/kmsg, the stack dumps in it,
+ *              the allocation site of a fault injection stack, records
+ *              that no test should cause
  *
  * Why a library in selftests/lib/ and not the header-only netkit-util.h it
  * replaces: the plumbing grew to ~1500 lines repeated in five helpers;
@@ -323,5 +326,67 @@ int nk_caps_drop(unsigned long long drop, unsigned long long keep);
  */
 int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
 	     size_t size, int *status);
+
+/* ---- kmsg.c ------------------------------------------------------ */
+
+/* An allocation site: the first frame that is not the allocator. */
+struct nk_site {
+	char name[64];
+	char via[160];		/* its next callers, "a < b < c" */
+	int count;
+};
+
+#define NK_MAX_SITES	256
+#define NK_KM_FRAMES	64
+
+/* What the reader counted. */
+struct nk_km_count {
+	int fi_reports, fi_slab, fi_page;	/* fault injection notices */
+	int alloc_warn;		/* warn_alloc() and dumps it explains */
+	int lost;		/* records the ring buffer overwrote */
+	int attributed, unattributed;	/* fault injection stacks */
+	int interleaved;	/* other CPUs' records amid a dump */
+	int incomplete;		/* dumps whose " </TASK>" was not read */
+	int nsites;
+	struct nk_site sites[NK_MAX_SITES];
+};
+
+/*
+ * The reader. The caller sets fd (nk_kmsg_open()) or plant, con_level,
+ * verbose, cur and the callbacks; the rest is the reader's.
+ */
+struct nk_kmsg {
+	int fd;			/* /dev/kmsg, -1: none */
+	/*
+	 * Or planted records, for a self-test of the reader: NULL-terminated;
+	 * "" stands for a read that finds no record yet, EAGAIN, with more to
+	 * come.
+	 */
+	const char *const *plant;
+	int verbose;		/* print every record that is not in a dump */
+	int con_level;		/* console_loglevel: below it, on the console */
+	int on_console;		/* fault injection report lines below it */
+	int fi_seen;		/* notices since the caller zeroed it */
+	char last_site[256];	/* "site < caller < ..." of the last one */
+	struct nk_km_count *cur;	/* the current part's counts, or NULL */
+	struct nk_km_count total;	/* the whole run's */
+	/* a stack or record that nothing explains; a note only */
+	void (*problem)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	void (*note)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	/* the dump being read */
+	int mode, nframes, nlines, unattributed_shown, wait_timeouts;
+	char frames[NK_KM_FRAMES][64];
+	char lines[NK_KM_FRAMES][128];
+};
+
+/* Open /dev/kmsg at its end into k->fd: 0 or -errno. */
+int nk_kmsg_open(struct nk_kmsg *k);
+/* Read what the kernel logged since the last call. */
+void nk_kmsg_drain(struct nk_kmsg *k);
+/* Forget the dump being read and what the last drains saw. */
+void nk_kmsg_reset(struct nk_kmsg *k);
+void nk_site_add(struct nk_km_count *s, const char *name, const char *via);
+/* The sites, most counted first, a "#<indent>" line each. */
+void nk_sites_print(struct nk_km_count *s, const char *indent);
 
 #endif /* NETKIT_LIB_H */
