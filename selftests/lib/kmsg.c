@@ -25,6 +25,13 @@
 			(k)->cur->field++;	\
 	} while (0)
 
+/* A problem, counted. */
+#define KM_PROBLEM(k, ...)			\
+	do {					\
+		KM_COUNT(k, problems);		\
+		(k)->problem(__VA_ARGS__);	\
+	} while (0)
+
 /* The frames of the allocator and its instrumentation, by prefix. */
 static const char *const alloc_prefix[] = {
 	"dump_stack", "show_stack", "should_fail", "__should_fail",
@@ -173,7 +180,7 @@ static void km_finish(struct nk_kmsg *k, int complete)
 			}
 		}
 		if (site != -2) {
-			k->problem("kernel stack trace that no injected fault explains:");
+			KM_PROBLEM(k, "kernel stack trace that no injected fault explains:");
 			km_print_lines(k);
 		}
 	}
@@ -198,7 +205,7 @@ static const char *const bad_pattern[] = {
 static void km_level(struct nk_kmsg *k, int level)
 {
 	if (level < k->con_level && !k->on_console++)
-		k->problem("a fault injection report line went to the console (level %d, console_loglevel %d)",
+		KM_PROBLEM(k, "a fault injection report line went to the console (level %d, console_loglevel %d)",
 			level, k->con_level);
 }
 
@@ -209,7 +216,7 @@ static void kmsg_other(struct nk_kmsg *k, const char *s)
 
 	for (i = 0; i < sizeof(bad_pattern) / sizeof(bad_pattern[0]); i++) {
 		if (strstr(s, bad_pattern[i])) {
-			k->problem("kernel log: %s", s);
+			KM_PROBLEM(k, "kernel log: %s", s);
 			return;
 		}
 	}
@@ -378,6 +385,13 @@ int nk_kmsg_open(struct nk_kmsg *k)
 	if (k->fd < 0 || lseek(k->fd, 0, SEEK_END) < 0)
 		return -errno;
 	return 0;
+}
+
+void nk_kmsg_attribution_check(struct nk_kmsg *k)
+{
+	if (k->cur && k->cur->fi_reports && !k->cur->attributed)
+		KM_PROBLEM(k, "none of its %d fault injection stacks could be attributed to a caller of the allocator",
+			   k->cur->fi_reports);
 }
 
 void nk_kmsg_reset(struct nk_kmsg *k)

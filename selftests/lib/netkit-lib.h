@@ -14,7 +14,7 @@
  *              of programs and links
  *   kmsg.c     the kernel log reader: /dev/kmsg, the stack dumps in it,
  *              the allocation site of a fault injection stack, records
- *              that no test should cause
+ *              that no test should cause; kmsg-selftest.c its self-test
  *
  * Why a library in selftests/lib/ and not the header-only netkit-util.h it
  * replaces: the plumbing grew to ~1500 lines repeated in five helpers;
@@ -343,6 +343,7 @@ struct nk_site {
 struct nk_km_count {
 	int fi_reports, fi_slab, fi_page;	/* fault injection notices */
 	int alloc_warn;		/* warn_alloc() and dumps it explains */
+	int problems;		/* the reader's calls of problem() */
 	int lost;		/* records the ring buffer overwrote */
 	int attributed, unattributed;	/* fault injection stacks */
 	int interleaved;	/* other CPUs' records amid a dump */
@@ -385,6 +386,22 @@ int nk_kmsg_open(struct nk_kmsg *k);
 void nk_kmsg_drain(struct nk_kmsg *k);
 /* Forget the dump being read and what the last drains saw. */
 void nk_kmsg_reset(struct nk_kmsg *k);
+/*
+ * One stack without a caller of the allocator is reported and passes; a
+ * part (k->cur) none of whose stacks could be attributed is a problem:
+ * the stacks are not read right (a format this reader does not know).
+ */
+void nk_kmsg_attribution_check(struct nk_kmsg *k);
+/*
+ * The reader's self-test on planted records (kmsg-selftest.c): the
+ * "ok"/"not ok" line of each case; 1 if all passed. err_class() is the
+ * caller's errno verdict on a failed call and the site of its fault (< 0:
+ * passes, < nexplained: explained, else fails); *caseno is set to each
+ * case's number (from 1) before its records are read.
+ */
+int nk_kmsg_selftest(struct nk_kmsg *k,
+		     int (*err_class)(int err, const char *site),
+		     int nexplained, int *caseno);
 void nk_site_add(struct nk_km_count *s, const char *name, const char *via);
 /* The sites, most counted first, a "#<indent>" line each. */
 void nk_sites_print(struct nk_km_count *s, const char *indent);
