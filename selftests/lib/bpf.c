@@ -160,6 +160,13 @@ int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
 	return ret;
 }
 
+int nk_prog_count(int ifindex, int type, __u32 *ids, __u32 max)
+{
+	int err = nk_prog_query(ifindex, type, ids, NULL, &max, NULL);
+
+	return err ? err : (int)max;
+}
+
 __u64 nk_revision(int ifindex, int type)
 {
 	__u64 rev = 0;

@@ -166,7 +166,11 @@ int nk_nl_send(struct nk_nl *nl, struct nk_msg *m);
  */
 int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
 		 size_t replysz);
-/* nk_nl_send() and nk_nl_answer(). */
+/*
+ * nk_nl_send() and nk_nl_answer(); nl NULL: on a socket of its own in the
+ * current netns (nk_nl_once()), here and in every call below that takes
+ * an nl.
+ */
 int nk_nl_talk(struct nk_nl *nl, struct nk_msg *m, char *ext, size_t extsz);
 int nk_nl_request(struct nk_nl *nl, struct nk_msg *m, char *ext,
 		  size_t extsz, void *reply, size_t replysz);
@@ -203,9 +207,7 @@ struct nk_link {
 };
 
 void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l);
-/* RTM_GETLINK by ifindex (by name if ifindex is 0), on nl or (NULL) a
- * socket of its own: 0 or -errno.
- */
+/* RTM_GETLINK by ifindex (by name if ifindex is 0): 0 or -errno. */
 int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
 		struct nk_link *l);
 /*
@@ -263,6 +265,8 @@ void nk_query_attr(union bpf_attr *a, int ifindex, int type, __u32 *prog_ids,
 		   __u32 *link_ids, __u32 count);
 int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
 		  __u32 *count, __u64 *revision);
+/* How many programs a hook has (their ids in ids, room for max), or -errno. */
+int nk_prog_count(int ifindex, int type, __u32 *ids, __u32 max);
 /* The revision of a hook, 0 if the query fails. */
 __u64 nk_revision(int ifindex, int type);
 
@@ -313,8 +317,9 @@ int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg);
  * (-EPROTO: the helper's unshare failed).
  */
 int nk_userns_new(int *userns_fd, int *netns_fd);
+#define NK_CAPB(c)	(1ull << (c))	/* a capability's bit in a mask */
 /*
- * Drop the capabilities of the mask drop (CAPB(CAP_...) bits) from the
+ * Drop the capabilities of the mask drop (NK_CAPB(CAP_...) bits) from the
  * effective, permitted and inheritable sets: 0, -errno, or -EPROTO if
  * afterwards one of drop is still effective or one of keep is not.
  */
@@ -322,7 +327,8 @@ int nk_caps_drop(unsigned long long drop, unsigned long long keep);
 /*
  * Run fn(arg, res) in a forked child (stdout flushed first) and read its
  * res of size bytes back through a pipe: 0; 1 if the child died or did
- * not send all of res (*status from waitpid); -errno if pipe/fork failed.
+ * not send all of res (*status from waitpid; res zeroed); -errno if
+ * pipe/fork failed.
  */
 int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
 	     size_t size, int *status);

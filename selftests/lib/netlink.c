@@ -297,8 +297,11 @@ int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
 int nk_nl_request(struct nk_nl *nl, struct nk_msg *m, char *ext,
 		  size_t extsz, void *reply, size_t replysz)
 {
-	int err = nk_nl_send(nl, m);
+	int err;
 
+	if (!nl)
+		return nk_nl_once(m, ext, extsz, reply, replysz);
+	err = nk_nl_send(nl, m);
 	if (err) {
 		if (ext && extsz)
 			*ext = 0;
@@ -428,8 +431,7 @@ int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
 	nk_msg_link(&m, RTM_GETLINK, 0, ifindex);
 	if (!ifindex)
 		nk_put_str(&m, IFLA_IFNAME, name);
-	err = nl ? nk_nl_request(nl, &m, NULL, 0, reply, sizeof(reply)) :
-		   nk_nl_once(&m, NULL, 0, reply, sizeof(reply));
+	err = nk_nl_request(nl, &m, NULL, 0, reply, sizeof(reply));
 	if (err)
 		return err;
 	if (((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWLINK)

@@ -172,7 +172,9 @@ int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
 	n = read(pfd[0], res, size);
 	close(pfd[0]);
 	if (waitpid(pid, status, 0) != pid || n != (ssize_t)size ||
-	    !WIFEXITED(*status) || WEXITSTATUS(*status))
+	    !WIFEXITED(*status) || WEXITSTATUS(*status)) {
+		memset(res, 0, size);
 		return 1;
+	}
 	return 0;
 }
