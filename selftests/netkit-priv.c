@@ -95,10 +95,9 @@ static const struct dev devs[] = {
 	[DEV_USER_PEER]	= { IDX_UPEER, IDX_UPRI, NS_USER, true },
 };
 
-#define CAPB(c)		(1ull << (c))
-#define NA		CAPB(CAP_NET_ADMIN)
-#define BPF		CAPB(CAP_BPF)
-#define SA		CAPB(CAP_SYS_ADMIN)
+#define NA		NK_CAPB(CAP_NET_ADMIN)
+#define BPF		NK_CAPB(CAP_BPF)
+#define SA		NK_CAPB(CAP_SYS_ADMIN)
 
 struct row {
 	const char *name;
@@ -158,29 +157,11 @@ static void die(const char *what)
 
 /* ---- bpf and rtnetlink, on lib/ ---- */
 
-/* r0 = NETKIT_PASS (TC_ACT_OK for a filter: 0); exit */
-static int prog_load(int type, int expected_attach_type, const char *name)
-{
-	return nk_prog_load(type, expected_attach_type, NETKIT_PASS, name);
-}
-
-/* Number of programs attached, or -errno. ids may be NULL. */
-static int prog_query(int ifindex, int type, __u32 *ids, __u32 nr_ids)
-{
-	int err = nk_prog_query(ifindex, type, ids, NULL, &nr_ids, NULL);
-
-	return err ? err : (int)nr_ids;
-}
-
-/* A request in the current netns: 0 or -errno, the extack of a refusal. */
-static int nl_talk(struct nk_msg *m, char *msg, size_t msglen)
-{
-	int ret = nk_nl_once(m, msg, msglen, NULL, 0);
-
-	if (!ret && msg && msglen)
-		msg[0] = 0;
-	return ret;
-}
+/*
+ * The programs are "r0 = NETKIT_PASS; exit" (TC_ACT_OK for a filter: 0).
+ * Requests go over a socket of their own in the current netns (nl NULL):
+ * 0 or -errno, the extack of a refusal in msg.
+ */
 
 static int nl_create(const char *name, const char *peer, int ifindex,
 		     int peer_ifindex, char *msg, size_t msglen)
@@ -193,7 +174,7 @@ static int nl_create(const char *name, const char *peer, int ifindex,
 	sp.mode = NETKIT_L3;
 	sp.policy = sp.peer_policy = NETKIT_PASS;
 	nk_netkit_pair(&m, NLM_F_ACK, &sp);
-	return nl_talk(&m, msg, msglen);
+	return nk_nl_talk(NULL, &m, msg, msglen);
 }
 
 /* RTM_NEWLINK on an existing device: set its IFLA_NETKIT_POLICY. */
@@ -204,26 +185,7 @@ static int nl_set_policy(int ifindex, __u32 policy, char *msg, size_t msglen)
 	nk_netkit_begin(&m, RTM_NEWLINK, NLM_F_ACK, ifindex, NULL);
 	nk_put_u32(&m, IFLA_NETKIT_POLICY, policy);
 	nk_nest_end_all(&m);
-	return nl_talk(&m, msg, msglen);
-}
-
-static int nl_del(int ifindex, const char *name)
-{
-	struct nk_msg m;
-
-	nk_msg_link(&m, RTM_DELLINK, NLM_F_ACK, ifindex);
-	if (name)
-		nk_put_str(&m, IFLA_IFNAME, name);
-	return nl_talk(&m, NULL, 0);
-}
-
-/* The IFLA_NETKIT_POLICY of a device, or -errno. */
-static int nl_get_policy(int ifindex)
-{
-	struct nk_link l;
-	int ret = nk_link_get(NULL, ifindex, NULL, &l);
-
-	return ret ? ret : l.policy < 0 ? -ENOENT : l.policy;
+	return nk_nl_talk(NULL, &m, msg, msglen);
 }
 
 static void create_pair(const char *name, const char *peer, int ifindex,
@@ -251,15 +213,10 @@ static __u32 prog_id(int fd)
 
 /* ---- namespaces and capabilities ---- */
 
-static int ns_fd(int ns)
-{
-	return ns == NS_USER ? user_net_fd : init_net_fd;
-}
-
 /* Move this (single-threaded, root) process to a netns. */
 static void root_enter(int ns)
 {
-	if (setns(ns_fd(ns), CLONE_NEWNET))
+	if (setns(ns == NS_USER ? user_net_fd : init_net_fd, CLONE_NEWNET))
 		die("setns(CLONE_NEWNET)");
 }
 
@@ -311,8 +268,10 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 	case OP_LOAD:
 	case OP_LOAD_SF:
 		ret = op == OP_LOAD ?
-		      prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, "nkpriv_load") :
-		      prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, "nkpriv_sf");
+		      nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY,
+				   NETKIT_PASS, "nkpriv_load") :
+		      nk_prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, NETKIT_PASS,
+				   "nkpriv_sf");
 		if (ret < 0) {
 			res->err = errno;
 			break;
@@ -355,7 +314,7 @@ static void do_op(const struct row *rw, int op, __u32 want_id,
 					   op == OP_DETACH_FD ? fd : 0, 0, 0, 0);
 		break;
 	case OP_QUERY:
-		ret = prog_query(d->ifindex, rw->attach_type, ids, 4);
+		ret = nk_prog_count(d->ifindex, rw->attach_type, ids, 4);
 		if (ret < 0)
 			res->err = -ret;
 		else if (ret != 1 || ids[0] != want_id)
@@ -392,7 +351,6 @@ static struct result run_child(const struct row *rw, int op, __u32 want_id)
 		die("fork");
 	}
 	if (err) {
-		memset(&res, 0, sizeof(res));
 		res.broken = 1;
 		snprintf(res.msg, sizeof(res.msg), "child died (status 0x%x)",
 			 status);
@@ -475,7 +433,7 @@ static int root_count(const struct row *rw)
 	int n;
 
 	root_enter(d->netns);
-	n = prog_query(d->pri_ifindex, rw->attach_type, NULL, 0);
+	n = nk_prog_count(d->pri_ifindex, rw->attach_type, NULL, 0);
 	root_enter(NS_INIT);
 	return n;
 }
@@ -490,6 +448,7 @@ static void run_cell(int ri, int op)
 	int count, want_count = 0, pol, want_pol, i;
 	char check[240] = "";
 	struct result res;
+	struct nk_link l;
 	bool ok;
 
 	/* Setup: the cells that remove or list a program find one there. */
@@ -526,7 +485,7 @@ static void run_cell(int ri, int op)
 				 count, want_count);
 		/* Teardown: nothing stays attached. */
 		root_enter(d->netns);
-		while (prog_query(d->pri_ifindex, rw->attach_type, NULL, 0) > 0)
+		while (nk_prog_count(d->pri_ifindex, rw->attach_type, NULL, 0) > 0)
 			if (nk_prog_detach(d->pri_ifindex, rw->attach_type, 0, 0, 0, 0))
 				die("teardown BPF_PROG_DETACH");
 		root_enter(NS_INIT);
@@ -534,7 +493,8 @@ static void run_cell(int ri, int op)
 	if (op == OP_CHANGE) {
 		root_enter(d->netns);
 		want_pol = !res.err && !d->peer ? NETKIT_DROP : NETKIT_PASS;
-		pol = nl_get_policy(d->ifindex);
+		/* its IFLA_NETKIT_POLICY (-1: none), or -errno */
+		pol = nk_link_get(NULL, d->ifindex, NULL, &l) ?: l.policy;
 		if (pol != want_pol)
 			snprintf(check, sizeof(check),
 				 "policy afterwards %d, expected %d", pol, want_pol);
@@ -550,7 +510,7 @@ static void run_cell(int ri, int op)
 			snprintf(check, sizeof(check),
 				 "%d of %s/%s exist afterwards, expected %d", count,
 				 CREATE_PRI, CREATE_PEER, res.err ? 0 : 2);
-		if (count && nl_del(0, CREATE_PRI))
+		if (count && nk_link_del(NULL, if_nametoindex(CREATE_PRI)))
 			die("teardown: delete " CREATE_PRI);
 		root_enter(NS_INIT);
 	}
@@ -627,8 +587,10 @@ int main(void)
 	root_enter(NS_INIT);
 
 	/* Loaded by root, inherited by every child. */
-	prog_pri = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, "nkpriv_pri");
-	prog_peer = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER, "nkpriv_peer");
+	prog_pri = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY,
+				NETKIT_PASS, "nkpriv_pri");
+	prog_peer = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER,
+				 NETKIT_PASS, "nkpriv_peer");
 	if (prog_pri < 0 || prog_peer < 0)
 		die("BPF_PROG_LOAD as root");
 
@@ -644,10 +606,10 @@ int main(void)
 	/* Cleanup, and check that nothing is left. */
 	close(prog_pri);
 	close(prog_peer);
-	if (nl_del(IDX_PRI, NULL))
+	if (nk_link_del(NULL, IDX_PRI))
 		die("delete nkpv0");
 	root_enter(NS_USER);
-	if (nl_del(IDX_UPRI, NULL))
+	if (nk_link_del(NULL, IDX_UPRI))
 		die("delete nkpu0");
 	left = !!if_nametoindex("nkpu0") + !!if_nametoindex("nkpu1") +
 	       !!if_nametoindex(CREATE_PRI) + !!if_nametoindex(CREATE_PEER);
