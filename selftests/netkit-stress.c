@@ -131,29 +131,14 @@ struct shared {
 static struct shared *sh;
 static long required = 1000;
 static double time_cap = 60;
-static unsigned long long seed;
+static __u64 seed;
 static double t_start;
-static char who[32] = "main";
-static long printed;
-static long *failures;
-
 /* nk_say(): one write per line, so the lines of the processes do not mix. */
 #define say nk_say
 
-static void failure(const char *fmt, ...)
-{
-	char buf[900];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	(*failures)++;
-	if (++printed <= MAX_PRINT)
-		say("not ok - %s: %s", who, buf);
-	else if (printed == MAX_PRINT + 1)
-		say("# %s: more failures, not printed", who);
-}
+/* The failures of this process (main, a worker, traffic), counted in sh. */
+static struct nk_fails fails = { .who = "main", .max = MAX_PRINT };
+#define failure(...)	nk_fail(&fails, __VA_ARGS__)
 
 /* lib/'s xorshift64*, reduced from bit 33 on */
 static __u64 rng;
@@ -165,100 +150,27 @@ static unsigned int rnd(unsigned int n)
 	return n ? (unsigned int)(x >> 33) % n : 0;
 }
 
-/* ---- netlink, on lib/: a socket per netns, as an fd ---- */
+/* ---- netlink, on lib/: a socket per netns ---- */
 
 static char extack[256];
-static unsigned int nl_seq;
 
-static int nl_open(void)
+/* 0 or -errno of an ack, the extack in extack. */
+static int nl_talk(struct nk_nl *nl, struct nk_msg *m)
 {
-	struct nk_nl nl;
-	int err = nk_nl_open(&nl, 0);
-
-	return err ? err : nl.fd;
+	return nk_nl_talk(nl, m, extack, sizeof(extack));
 }
 
-/* 0 or -errno of an ack, the extack in extack; with reply, the answer. */
-static int nl_talk(int fd, struct nk_msg *m, void *reply, size_t size)
-{
-	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
-	int err = nk_nl_request(&nl, m, extack, sizeof(extack), reply, size);
-
-	nl_seq = nl.seq;
-	return err;
-}
-
-static int get_link(int fd, int ifindex, const char *name, struct nk_link *li)
-{
-	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
-	int err = nk_link_get(&nl, ifindex, name, li);
-
-	nl_seq = nl.seq;
-	return err;
-}
-
-/* Number of netkit devices in the namespace of the socket, or -errno. */
-static int count_netkit(int fd, char *names, int size)
-{
-	static struct nk_link ls[64];
-	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
-	int i, n = nk_links_dump(&nl, ls, 64, 1);
-
-	nl_seq = nl.seq;
-	names[0] = 0;
-	for (i = 0; i < n && i < 64; i++)
-		if ((int)strlen(names) + IFNAMSIZ + 2 < size)
-			sprintf(names + strlen(names), " %s", ls[i].name);
-	return n;
-}
-
-/*
- * Wait until linkwatch has seen the carrier of an up device: until then
- * its qdisc is noop, which drops what is sent and reports success.
- */
-static int wait_oper_up(int fd, int ifindex)
-{
-	double deadline = nk_now() + 20;
-	struct nk_link li;
-	int err;
-
-	while (!(err = get_link(fd, ifindex, NULL, &li)) &&
-	       li.operstate != IF_OPER_UP && nk_now() < deadline)
-		usleep(1000);
-	if (!err && li.operstate != IF_OPER_UP)
-		err = -ETIMEDOUT;
-	return err;
-}
-
-static int set_up(int fd, int ifindex)
-{
-	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
-	int err = nk_link_up(&nl, ifindex);
-
-	nl_seq = nl.seq;
-	return err;
-}
-
-static int del_link(int fd, int ifindex)
-{
-	struct nk_nl nl = { .fd = fd, .seq = nl_seq };
-	int err = nk_link_del(&nl, ifindex);
-
-	nl_seq = nl.seq;
-	return err;
-}
-
-static int move_link(int fd, int ifindex, int nsfd)
+static int move_link(struct nk_nl *nl, int ifindex, int nsfd)
 {
 	struct nk_msg m;
 
 	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
 	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
-	return nl_talk(fd, &m, NULL, 0);
+	return nl_talk(nl, &m);
 }
 
 /* RTM_NEWLINK of a netkit pair; the peer goes to peer_nsfd if >= 0. */
-static int new_pair(int fd, const char *name, const char *peer_name,
+static int new_pair(struct nk_nl *nl, const char *name, const char *peer_name,
 		    __u32 mode, __u32 policy, __u32 peer_policy, int peer_nsfd)
 {
 	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer_name);
@@ -269,24 +181,7 @@ static int new_pair(int fd, const char *name, const char *peer_name,
 	sp.peer_policy = peer_policy;
 	sp.peer_nsfd = peer_nsfd;
 	nk_netkit_pair(&m, NLM_F_ACK, &sp);
-	return nl_talk(fd, &m, NULL, 0);
-}
-
-static int add_addr(int fd, int ifindex, const char *addr)
-{
-	struct ifaddrmsg *ifa;
-	struct in_addr in;
-	struct nk_msg m;
-
-	ifa = nk_msg_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
-			  sizeof(*ifa));
-	ifa->ifa_family = AF_INET;
-	ifa->ifa_prefixlen = 24;
-	ifa->ifa_index = ifindex;
-	inet_pton(AF_INET, addr, &in);
-	nk_put(&m, IFA_LOCAL, &in, sizeof(in));
-	nk_put(&m, IFA_ADDRESS, &in, sizeof(in));
-	return nl_talk(fd, &m, NULL, 0);
+	return nl_talk(nl, &m);
 }
 
 /* ---- namespaces ---- */
@@ -298,7 +193,8 @@ static int no_ipv6(void)
 }
 
 struct ns_socks {
-	int *rtnl, *packet;
+	struct nk_nl *rtnl;
+	int *packet;
 };
 
 /* In the new netns: no IPv6, an rtnetlink and maybe a packet socket. */
@@ -308,13 +204,12 @@ static int ns_socks(void *arg)
 
 	if (no_ipv6())
 		return -errno;
-	*ss->rtnl = nl_open();
-	if (*ss->rtnl < 0)
-		return *ss->rtnl;
+	if (nk_nl_open(ss->rtnl, 0))
+		return -errno;
 	if (ss->packet) {
 		*ss->packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
 		if (*ss->packet < 0) {
-			close(*ss->rtnl);
+			nk_nl_close(ss->rtnl);
 			return -errno;
 		}
 	}
@@ -325,7 +220,7 @@ static int ns_socks(void *arg)
  * A new network namespace, without IPv6 on its devices: its fd, and an
  * rtnetlink socket and, if packet is given, an AF_PACKET socket in it.
  */
-static int new_netns(int home_fd, int *rtnl, int *packet)
+static int new_netns(int home_fd, struct nk_nl *rtnl, int *packet)
 {
 	struct ns_socks ss = { rtnl, packet };
 
@@ -390,8 +285,10 @@ struct pair {
 
 struct worker {
 	int id;
-	int home_fd, home_rtnl;
-	int ns_fd[NS_PEERS], ns_rtnl[NS_PEERS], ns_packet[NS_PEERS];
+	int home_fd;
+	struct nk_nl home_rtnl;
+	int ns_fd[NS_PEERS], ns_packet[NS_PEERS];
+	struct nk_nl ns_rtnl[NS_PEERS];
 	int packet;		/* AF_PACKET socket in the home netns */
 	struct { int fd; __u32 id; } pool[2][NPOOL];
 	struct pair pair[MAX_PAIRS];
@@ -401,9 +298,9 @@ struct worker {
 	struct wstats *st;
 };
 
-static int peer_rtnl(struct worker *w, struct pair *p)
+static struct nk_nl *peer_rtnl(struct worker *w, struct pair *p)
 {
-	return p->ns < 0 ? w->home_rtnl : w->ns_rtnl[p->ns];
+	return p->ns < 0 ? &w->home_rtnl : &w->ns_rtnl[p->ns];
 }
 
 /* Record the outcome of one call of operation op against its expectation. */
@@ -1095,11 +992,11 @@ static void do_create(struct worker *w)
 		 ns < 0 ? "in the same netns" : via_fd ?
 		 "into another netns by IFLA_NET_NS_FD" : "moved into another netns",
 		 up ? ", set up" : "");
-	err = new_pair(w->home_rtnl, p->name, p->peer_name, mode, pol, peer_pol,
+	err = new_pair(&w->home_rtnl, p->name, p->peer_name, mode, pol, peer_pol,
 		       via_fd ? w->ns_fd[ns] : -1);
 	if (check(w, OP_CREATE, what, err, 0))
 		return;
-	err = get_link(w->home_rtnl, 0, p->name, &li);
+	err = nk_link_get(&w->home_rtnl, 0, p->name, &li);
 	if (err) {
 		failure("iteration %ld: %s: the primary is not there: %s",
 			w->iter, what, nk_errname(err));
@@ -1110,14 +1007,14 @@ static void do_create(struct worker *w)
 	p->ns = via_fd ? ns : -1;
 	p->policy = pol;
 	p->peer_policy = peer_pol;
-	err = get_link(peer_rtnl(w, p), 0, p->peer_name, &lp);
+	err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
 	if (!err && ns >= 0 && !via_fd) {
-		err = move_link(w->home_rtnl, lp.ifindex, w->ns_fd[ns]);
+		err = move_link(&w->home_rtnl, lp.ifindex, w->ns_fd[ns]);
 		if (!check(w, OP_CREATE, "moving the peer to another netns", err, 0))
 			p->ns = ns;
-		err = get_link(peer_rtnl(w, p), 0, p->peer_name, &lp);
+		err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
 		if (!err)	/* IFLA_LINK of the primary follows the peer */
-			err = get_link(w->home_rtnl, p->ifindex, NULL, &li);
+			err = nk_link_get(&w->home_rtnl, p->ifindex, NULL, &li);
 	}
 	if (err) {
 		failure("iteration %ld: %s: the peer is not there: %s",
@@ -1142,9 +1039,9 @@ static void do_create(struct worker *w)
 			lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
 	}
 	if (up) {
-		err = set_up(w->home_rtnl, p->ifindex);
+		err = nk_link_up(&w->home_rtnl, p->ifindex);
 		if (!err)
-			err = set_up(peer_rtnl(w, p), p->peer_ifindex);
+			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
 		p->up = !check(w, OP_CREATE, "setting the pair up", err, 0);
 	}
 }
@@ -1162,17 +1059,17 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 	snprintf(what, sizeof(what), "RTM_DELLINK %s of %s/%s", via_peer ?
 		 "peer" : "primary", p->name, p->peer_name);
 	if (via_peer)
-		err = del_link(peer_rtnl(w, p), p->peer_ifindex);
+		err = nk_link_del(peer_rtnl(w, p), p->peer_ifindex);
 	else
-		err = del_link(w->home_rtnl, p->ifindex);
+		err = nk_link_del(&w->home_rtnl, p->ifindex);
 	check(w, op, what, err, 0);
-	err = get_link(w->home_rtnl, p->ifindex, NULL, &li);
+	err = nk_link_get(&w->home_rtnl, p->ifindex, NULL, &li);
 	if (err != -ENODEV) {
 		w->st->bad[op]++;
 		failure("iteration %ld: after %s the primary: %s, expected ENODEV",
 			w->iter, what, nk_errname(err));
 	}
-	err = get_link(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
+	err = nk_link_get(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
 	if (err != -ENODEV) {
 		w->st->bad[op]++;
 		failure("iteration %ld: after %s the peer: %s, expected ENODEV",
@@ -1189,10 +1086,10 @@ static void do_netns_del(struct worker *w)
 	double deadline;
 
 	w->st->n[w->op = OP_NETNS_DEL]++;
-	close(w->ns_rtnl[ns]);
+	nk_nl_close(&w->ns_rtnl[ns]);
 	close(w->ns_packet[ns]);
 	close(w->ns_fd[ns]);
-	w->ns_rtnl[ns] = w->ns_packet[ns] = w->ns_fd[ns] = -1;
+	w->ns_packet[ns] = w->ns_fd[ns] = -1;
 	/* cleanup_net runs from a workqueue: wait for it */
 	deadline = nk_now() + 30 + time_cap / 4;
 	for (i = 0; i < MAX_PAIRS; i++) {
@@ -1200,7 +1097,7 @@ static void do_netns_del(struct worker *w)
 
 		if (!p->used || p->ns != ns)
 			continue;
-		while ((err = get_link(w->home_rtnl, p->ifindex, NULL, &li)) == 0 &&
+		while ((err = nk_link_get(&w->home_rtnl, p->ifindex, NULL, &li)) == 0 &&
 		       nk_now() < deadline)
 			usleep(2000);
 		if (err != -ENODEV) {
@@ -1287,7 +1184,8 @@ static void do_xmit(struct worker *w)
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_halen = ETH_ALEN };
 	struct pair *p = random_pair(w);
 	struct nk_link s0, r0, s1, r1;
-	int hk, pass, err, want, tx_fd, rx_fd, tx_if, rx_if;
+	int hk, pass, err, want, tx_if, rx_if;
+	struct nk_nl *tx_fd, *rx_fd;
 	char what[200];
 
 	if (!p) {
@@ -1296,28 +1194,28 @@ static void do_xmit(struct worker *w)
 	}
 	w->st->n[w->op = OP_XMIT]++;
 	if (!p->up) {
-		err = set_up(w->home_rtnl, p->ifindex);
+		err = nk_link_up(&w->home_rtnl, p->ifindex);
 		if (!err)
-			err = set_up(peer_rtnl(w, p), p->peer_ifindex);
+			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
 		if (check(w, OP_XMIT, "setting the pair up", err, 0))
 			return;
 		p->up = 1;
 	}
-	err = wait_oper_up(w->home_rtnl, p->ifindex);
+	err = nk_link_wait_oper_up(&w->home_rtnl, p->ifindex, 20);
 	if (!err)
-		err = wait_oper_up(peer_rtnl(w, p), p->peer_ifindex);
+		err = nk_link_wait_oper_up(peer_rtnl(w, p), p->peer_ifindex, 20);
 	if (check(w, OP_XMIT, "waiting for operstate up", err, 0))
 		return;
 	hk = rnd(2);
-	tx_fd = hk ? peer_rtnl(w, p) : w->home_rtnl;
-	rx_fd = hk ? w->home_rtnl : peer_rtnl(w, p);
+	tx_fd = hk ? peer_rtnl(w, p) : &w->home_rtnl;
+	rx_fd = hk ? &w->home_rtnl : peer_rtnl(w, p);
 	tx_if = hk ? p->peer_ifindex : p->ifindex;
 	rx_if = hk ? p->ifindex : p->peer_ifindex;
 	pass = p->hook[hk].n ||
 	       (hk ? p->peer_policy : p->policy) == NETKIT_PASS;
-	err = get_link(tx_fd, tx_if, NULL, &s0);
+	err = nk_link_get(tx_fd, tx_if, NULL, &s0);
 	if (!err)
-		err = get_link(rx_fd, rx_if, NULL, &r0);
+		err = nk_link_get(rx_fd, rx_if, NULL, &r0);
 	if (check(w, OP_XMIT, "RTM_GETLINK before", err, 0))
 		return;
 	memset(sll.sll_addr, 0xff, ETH_ALEN);
@@ -1333,9 +1231,9 @@ static void do_xmit(struct worker *w)
 		 (hk ? p->peer_policy : p->policy) == NETKIT_PASS ? "pass" : "drop");
 	if (check(w, OP_XMIT, what, err, want))
 		return;
-	err = get_link(tx_fd, tx_if, NULL, &s1);
+	err = nk_link_get(tx_fd, tx_if, NULL, &s1);
 	if (!err)
-		err = get_link(rx_fd, rx_if, NULL, &r1);
+		err = nk_link_get(rx_fd, rx_if, NULL, &r1);
 	if (check(w, OP_XMIT, "RTM_GETLINK after", err, 0))
 		return;
 	if (s1.st.tx_packets - s0.st.tx_packets != (__u64)pass ||
@@ -1394,17 +1292,15 @@ static int worker_main(int id)
 {
 	struct worker w = { .id = id, .st = &sh->w[id] };
 	char names[256];
-	cpu_set_t set;
 	int i, hk, n, err, op, j;
 	struct pair *p;
 
-	snprintf(who, sizeof(who), "worker %d", id);
-	failures = &w.st->failures;
+	snprintf(fails.who, sizeof(fails.who), "worker %d", id);
+	fails.count = &w.st->failures;
 	rng = seed * 2 + id * 0x9e3779b97f4a7c15ULL + 1;
-	CPU_ZERO(&set);
-	CPU_SET(id, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		failure("sched_setaffinity to CPU %d: %s", id, nk_errname(-errno));
+	err = nk_pin_cpu(id);
+	if (err) {
+		failure("sched_setaffinity to CPU %d: %s", id, nk_errname(err));
 		return 1;
 	}
 	if (unshare(CLONE_NEWNET) < 0) {
@@ -1421,8 +1317,7 @@ static int worker_main(int id)
 		return 1;
 	}
 	w.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	w.home_rtnl = nl_open();
-	if (w.home_fd < 0 || w.home_rtnl < 0) {
+	if (w.home_fd < 0 || nk_nl_open(&w.home_rtnl, 0)) {
 		failure("home netns: %s", nk_errname(-errno));
 		return 1;
 	}
@@ -1509,8 +1404,8 @@ static int worker_main(int id)
 	for (i = 0; i < MAX_PAIRS; i++)
 		delete_pair(&w, &w.pair[i], rnd(2), OP_DELETE);
 	for (i = -1; i < NS_PEERS; i++) {
-		n = count_netkit(i < 0 ? w.home_rtnl : w.ns_rtnl[i], names,
-				 sizeof(names));
+		n = nk_links_names(i < 0 ? &w.home_rtnl : &w.ns_rtnl[i], 1,
+				   names, sizeof(names));
 		if (n)
 			failure("netkit devices left in %s netns %d: %s%s",
 				i < 0 ? "the home" : "peer", i, nk_errname(n < 0 ? n : 0),
@@ -1520,7 +1415,7 @@ static int worker_main(int id)
 		for (i = 0; i < NPOOL; i++)
 			close(w.pool[hk][i].fd);
 	for (i = 0; i < NS_PEERS; i++) {
-		close(w.ns_rtnl[i]);
+		nk_nl_close(&w.ns_rtnl[i]);
 		close(w.ns_packet[i]);
 		close(w.ns_fd[i]);
 	}
@@ -1536,45 +1431,45 @@ static int traffic_main(void)
 	struct tstats *t = &sh->t;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(9) };
-	int home_fd, home_rtnl, b_fd, b_rtnl = -1, tx, rx = -1, err, i;
+	int home_fd, b_fd, tx, rx = -1, err, i;
+	struct nk_nl home_rtnl, b_rtnl = { .fd = -1 };
 	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
 	int bufsz = 1 << 20;
 	struct nk_link a1, b1, a2;
 	char payload[64] = "netkit-stress";
 	long sent = 0, received = 0, pkts, rounds = 0, toggles = 0;
 
-	snprintf(who, sizeof(who), "traffic");
-	failures = &t->failures;
+	snprintf(fails.who, sizeof(fails.who), "traffic");
+	fails.count = &t->failures;
 	rng = seed ^ 0x5bd1e995;
 	if (unshare(CLONE_NEWNET) < 0) {
 		failure("unshare: %s", nk_errname(-errno));
 		return 1;
 	}
 	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	home_rtnl = nl_open();
 	b_fd = new_netns(home_fd, &b_rtnl, NULL);
-	if (home_fd < 0 || home_rtnl < 0 || b_fd < 0) {
+	if (home_fd < 0 || nk_nl_open(&home_rtnl, 0) || b_fd < 0) {
 		failure("namespaces: %s", nk_errname(-errno));
 		return 1;
 	}
-	err = new_pair(home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
+	err = new_pair(&home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
 		       NETKIT_PASS, b_fd);
 	if (!err)
-		err = get_link(home_rtnl, 0, "nkt1", &a1);
+		err = nk_link_get(&home_rtnl, 0, "nkt1", &a1);
 	if (!err)
-		err = get_link(b_rtnl, 0, "nkt0", &b1);
+		err = nk_link_get(&b_rtnl, 0, "nkt0", &b1);
 	if (!err)
-		err = add_addr(home_rtnl, a1.ifindex, "10.77.0.1");
+		err = nk_addr_add(&home_rtnl, a1.ifindex, "10.77.0.1", 24);
 	if (!err)
-		err = add_addr(b_rtnl, b1.ifindex, "10.77.0.2");
+		err = nk_addr_add(&b_rtnl, b1.ifindex, "10.77.0.2", 24);
 	if (!err)
-		err = set_up(home_rtnl, a1.ifindex);
+		err = nk_link_up(&home_rtnl, a1.ifindex);
 	if (!err)
-		err = set_up(b_rtnl, b1.ifindex);
+		err = nk_link_up(&b_rtnl, b1.ifindex);
 	if (!err)
-		err = wait_oper_up(home_rtnl, a1.ifindex);
+		err = nk_link_wait_oper_up(&home_rtnl, a1.ifindex, 20);
 	if (!err)
-		err = wait_oper_up(b_rtnl, b1.ifindex);
+		err = nk_link_wait_oper_up(&b_rtnl, b1.ifindex, 20);
 	if (err) {
 		failure("traffic pair nkt1/nkt0: %s%s%s", nk_errname(err),
 			extack[0] ? ": " : "", extack);
@@ -1662,11 +1557,11 @@ static int traffic_main(void)
 	t->received = received;
 
 	/* Counters: read primary, peer, primary again. */
-	err = get_link(home_rtnl, a1.ifindex, NULL, &a1);
+	err = nk_link_get(&home_rtnl, a1.ifindex, NULL, &a1);
 	if (!err)
-		err = get_link(b_rtnl, b1.ifindex, NULL, &b1);
+		err = nk_link_get(&b_rtnl, b1.ifindex, NULL, &b1);
 	if (!err)
-		err = get_link(home_rtnl, a1.ifindex, NULL, &a2);
+		err = nk_link_get(&home_rtnl, a1.ifindex, NULL, &a2);
 	if (err || !a1.has_stats || !b1.has_stats) {
 		failure("reading the counters of nkt1/nkt0: %s", nk_errname(err));
 		return 1;
@@ -1708,7 +1603,7 @@ static int traffic_main(void)
 		say("ok - traffic: every datagram arrived (%ld)", received);
 
 	/* The pair goes; its links stay, defunct. */
-	err = del_link(home_rtnl, a1.ifindex);
+	err = nk_link_del(&home_rtnl, a1.ifindex);
 	if (err)
 		failure("RTM_DELLINK nkt1: %s", nk_errname(err));
 	for (i = 0; i < 2; i++) {
@@ -1728,88 +1623,39 @@ static int traffic_main(void)
 	for (i = 0; i < 2; i++) {
 		char names[64];
 
-		err = count_netkit(i ? b_rtnl : home_rtnl, names, sizeof(names));
+		err = nk_links_names(i ? &b_rtnl : &home_rtnl, 1, names,
+				     sizeof(names));
 		if (err)
 			failure("netkit devices left after deleting nkt1: %s%s",
 				nk_errname(err < 0 ? err : 0), names);
 	}
-	close(b_rtnl);
+	nk_nl_close(&b_rtnl);
 	close(b_fd);
 	return t->failures ? 1 : 0;
 }
 
 /* ---- main ---- */
 
-static int contains(const __u32 *ids, int n, __u32 id)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (ids[i] == id)
-			return 1;
-	return 0;
-}
-
-/* IDs that exist now and did not before, listed in buf; how many. */
-static int new_ids(int cmd, const __u32 *before, int nb, char *buf, int size)
-{
-	static __u32 ids[16384];
-	int i, n, count = 0;
-
-	buf[0] = 0;
-	n = nk_all_ids(cmd, ids, 16384);
-	for (i = 0; i < n; i++) {
-		if (contains(before, nb, ids[i]))
-			continue;
-		count++;
-		if ((int)strlen(buf) + 12 < size)
-			sprintf(buf + strlen(buf), " %u", ids[i]);
-	}
-	return count;
-}
-
-static void usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [-n ITERATIONS] [-t SECONDS] [-s SEED] [-w WORKERS]\n",
-		prog);
-	exit(2);
-}
+#define USAGE	"[-n ITERATIONS] [-t SECONDS] [-s SEED] [-w WORKERS]"
 
 int main(int argc, char **argv)
 {
 	static __u32 progs_before[16384], links_before[16384];
-	int np, nl, opt, i, status, workers = 2, fail = 0, left_p, left_l;
+	int np, nl, i, status, workers = 2, fail = 0, left_p, left_l;
 	long sum[4][NOPS] = {}, total = 0, failures_main = 0, r0, r1, stale = 0;
+	const struct nk_opt opts[] = {
+		{ 'n', 'l', &required }, { 't', 'd', &time_cap },
+		{ 's', 'u', &seed }, { 'w', 'i', &workers }, { 0 }
+	};
 	pid_t pid[MAX_WORKERS], tpid;
-	int have_seed = 0;
 	char buf[256], lbuf[256];
 	double t_end, deadline;
 
-	failures = &failures_main;
-	while ((opt = getopt(argc, argv, "n:t:s:w:")) != -1) {
-		switch (opt) {
-		case 'n':
-			required = atol(optarg);
-			break;
-		case 't':
-			time_cap = atof(optarg);
-			break;
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			have_seed = 1;
-			break;
-		case 'w':
-			workers = atoi(optarg);
-			break;
-		default:
-			usage(argv[0]);
-		}
-	}
-	if (optind != argc || required < 1 || time_cap <= 0 || workers < 1 ||
-	    workers > MAX_WORKERS)
-		usage(argv[0]);
-	if (!have_seed)
-		seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+	fails.count = &failures_main;
+	seed = nk_seed();
+	if (nk_options(argc, argv, opts, USAGE) != argc || required < 1 ||
+	    time_cap <= 0 || workers < 1 || workers > MAX_WORKERS)
+		nk_usage(argv[0], USAGE);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	say("# netkit-stress: seed %llu, %ld iterations required, time cap %.0f s, %d workers",
 	    seed, required, time_cap, workers);
@@ -1939,8 +1785,10 @@ int main(int argc, char **argv)
 	/* Programs and links are freed after RCU grace periods: wait a bit. */
 	deadline = nk_now() + 20;
 	do {
-		left_p = new_ids(BPF_PROG_GET_NEXT_ID, progs_before, np, buf, sizeof(buf));
-		left_l = new_ids(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf, sizeof(lbuf));
+		left_p = nk_ids_new(BPF_PROG_GET_NEXT_ID, progs_before, np, buf,
+				    sizeof(buf));
+		left_l = nk_ids_new(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf,
+				    sizeof(lbuf));
 		if (!left_p && !left_l)
 			break;
 		usleep(50000);

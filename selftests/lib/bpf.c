@@ -263,6 +263,26 @@ int nk_all_ids(int cmd, __u32 *ids, int max)
 	return n;
 }
 
+int nk_ids_new(int cmd, const __u32 *before, int nb, char *buf, size_t size)
+{
+	static __thread __u32 ids[16384];
+	int i, j, n, count = 0;
+	size_t len = 0;
+
+	buf[0] = 0;
+	n = nk_all_ids(cmd, ids, 16384);
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nb && before[j] != ids[i]; j++)
+			;
+		if (j < nb)
+			continue;
+		count++;
+		if (len + 12 < size)
+			len += snprintf(buf + len, size - len, " %u", ids[i]);
+	}
+	return count;
+}
+
 int nk_count_ids(int cmd)
 {
 	union bpf_attr a;

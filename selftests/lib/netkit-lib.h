@@ -78,6 +78,40 @@ void nk_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern int nk_failures;
 int nk_report(int good, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * Failures of a process that may have many: "not ok - <who>: ..." lines
+ * as nk_say(), the first max of them, then one "# <who>: more failures,
+ * not printed"; every one counted in *count.
+ */
+struct nk_fails {
+	char who[32];
+	long *count;
+	long printed;
+	int max;
+};
+void nk_fail(struct nk_fails *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A seed for nk_rand() when none is given: the time and the pid. */
+__u64 nk_seed(void);
+/* Run the calling thread on this CPU only: 0 or -errno. */
+int nk_pin_cpu(int cpu);
+
+/*
+ * The options of a helper, by a table ending in { 0 }: the flag, its
+ * type ('f' a flag that sets an int to 1, 'i' int, 'l' long, 'd' double,
+ * 'u' __u64 in any base, 's' the string) and where it goes. Anything else
+ * prints "usage: <argv[0]> <usage>" to stderr and exits 2
+ * (nk_usage()). Returns the index of the first argument left.
+ */
+struct nk_opt {
+	int flag;
+	char type;
+	void *val;
+};
+int nk_options(int argc, char **argv, const struct nk_opt *opts,
+	       const char *usage);
+void nk_usage(const char *prog, const char *usage) __attribute__((noreturn));
+
 /* ---- netlink.c ----------------------------------------------------- */
 
 #define NK_NL_NOANSWER	1	/* no answer within nk_nl.timeout_ms */
@@ -217,9 +251,24 @@ int nk_link_get(struct nk_nl *nl, int ifindex, const char *name,
  */
 int nk_links_dump(struct nk_nl *nl, struct nk_link *ls, int max,
 		  int netkit_only);
+/*
+ * The number of devices as nk_links_dump() counts them, their names
+ * listed in names (" a b c", as many as fit), or -errno.
+ */
+int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,
+		   size_t size);
 /* RTM_DELLINK of ifindex; RTM_NEWLINK setting IFF_UP: 0 or -errno. */
 int nk_link_del(struct nk_nl *nl, int ifindex);
 int nk_link_up(struct nk_nl *nl, int ifindex);
+/*
+ * Wait up to timeout seconds until linkwatch has seen the carrier of an
+ * up device (IF_OPER_UP; until then its qdisc is noop, which drops what
+ * is sent and reports success): 0, -ETIMEDOUT or -errno.
+ */
+int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
+/* RTM_NEWADDR of an IPv4 address ("10.0.0.1") with its prefix length. */
+int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
+		int prefixlen);
 
 /* ---- bpf.c --------------------------------------------------------- */
 
@@ -294,6 +343,11 @@ int nk_id_gone(int cmd, __u32 id);
  * max: how many.
  */
 int nk_all_ids(int cmd, __u32 *ids, int max);
+/*
+ * The ids of cmd's walk that are not in before[nb]: how many, listed in
+ * buf (" 12 34", as many as fit).
+ */
+int nk_ids_new(int cmd, const __u32 *before, int nb, char *buf, size_t size);
 /* How many ids BPF_*_GET_NEXT_ID walks (at most 100000). */
 int nk_count_ids(int cmd);
 /* The census: programs whose name starts with prefix; links of a type. */

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
 #include <sys/socket.h>
+#include <linux/if.h>
+#include <linux/if_addr.h>
 
 #include "netkit-lib.h"
 
@@ -487,5 +491,52 @@ int nk_link_up(struct nk_nl *nl, int ifindex)
 
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
+	return nk_nl_talk(nl, &m, NULL, 0);
+}
+
+int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,
+		   size_t size)
+{
+	static __thread struct nk_link ls[64];
+	int i, n = nk_links_dump(nl, ls, 64, netkit_only);
+	size_t len = 0;
+
+	names[0] = 0;
+	for (i = 0; i < n && i < 64; i++)
+		if (len + IFNAMSIZ + 2 < size)
+			len += snprintf(names + len, size - len, " %s", ls[i].name);
+	return n;
+}
+
+int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout)
+{
+	double deadline = nk_now() + timeout;
+	struct nk_link li;
+	int err;
+
+	while (!(err = nk_link_get(nl, ifindex, NULL, &li)) &&
+	       li.operstate != IF_OPER_UP && nk_now() < deadline)
+		usleep(1000);
+	if (!err && li.operstate != IF_OPER_UP)
+		err = -ETIMEDOUT;
+	return err;
+}
+
+int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
+		int prefixlen)
+{
+	struct ifaddrmsg *ifa;
+	struct in_addr in;
+	struct nk_msg m;
+
+	ifa = nk_msg_init(&m, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL | NLM_F_ACK,
+			  sizeof(*ifa));
+	ifa->ifa_family = AF_INET;
+	ifa->ifa_prefixlen = prefixlen;
+	ifa->ifa_index = ifindex;
+	if (inet_pton(AF_INET, ipv4, &in) != 1)
+		return -EINVAL;
+	nk_put(&m, IFA_LOCAL, &in, sizeof(in));
+	nk_put(&m, IFA_ADDRESS, &in, sizeof(in));
 	return nk_nl_talk(nl, &m, NULL, 0);
 }

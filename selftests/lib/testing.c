@@ -4,11 +4,14 @@
  * clock, the seeded RNG and the "ok"/"not ok" lines. See netkit-lib.h.
  */
 #define _GNU_SOURCE
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <getopt.h>
 #include <unistd.h>
 
 #include "netkit-lib.h"
@@ -88,4 +91,81 @@ int nk_report(int good, const char *fmt, ...)
 	if (!good)
 		nk_failures++;
 	return good;
+}
+
+void nk_fail(struct nk_fails *f, const char *fmt, ...)
+{
+	char buf[900];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	(*f->count)++;
+	if (++f->printed <= f->max)
+		nk_say("not ok - %s: %s", f->who, buf);
+	else if (f->printed == f->max + 1)
+		nk_say("# %s: more failures, not printed", f->who);
+}
+
+__u64 nk_seed(void)
+{
+	return (__u64)time(NULL) ^ ((__u64)getpid() << 16);
+}
+
+int nk_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+void nk_usage(const char *prog, const char *usage)
+{
+	fprintf(stderr, "usage: %s %s\n", prog, usage);
+	exit(2);
+}
+
+int nk_options(int argc, char **argv, const struct nk_opt *opts,
+	       const char *usage)
+{
+	const struct nk_opt *o;
+	char spec[64];
+	int len = 0, opt;
+
+	for (o = opts; o->flag && len < (int)sizeof(spec) - 3; o++) {
+		spec[len++] = o->flag;
+		if (o->type != 'f')
+			spec[len++] = ':';
+	}
+	spec[len] = 0;
+	while ((opt = getopt(argc, argv, spec)) != -1) {
+		for (o = opts; o->flag && o->flag != opt; o++)
+			;
+		switch (o->flag ? o->type : '?') {
+		case 'f':
+			*(int *)o->val = 1;
+			break;
+		case 'i':
+			*(int *)o->val = atoi(optarg);
+			break;
+		case 'l':
+			*(long *)o->val = atol(optarg);
+			break;
+		case 'd':
+			*(double *)o->val = atof(optarg);
+			break;
+		case 'u':
+			*(__u64 *)o->val = strtoull(optarg, NULL, 0);
+			break;
+		case 's':
+			*(const char **)o->val = optarg;
+			break;
+		default:
+			nk_usage(argv[0], usage);
+		}
+	}
+	return optind;
 }
