@@ -1569,55 +1569,38 @@ static void prefault_stack(void)
 		buf[i] = 0;
 }
 
-static void usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n"
-		"       %s -c | -l | -S\n", prog, prog);
-	exit(2);
-}
+#define USAGE	"[-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n" \
+		"       netkit-fault -c | -l | -S"
 
 int main(int argc, char **argv)
 {
-	int opt, i, j, clean = 0, sel[NR_EPS], nsel = 0;
+	int i, j, clean = 0, list = 0, self = 0, no_fault = 0, sel[NR_EPS], nsel = 0;
+	const struct nk_opt opts[] = {
+		{ '0', 'f', &no_fault }, { 'c', 'f', &clean }, { 'l', 'f', &list },
+		{ 'S', 'f', &self }, { 'n', 'i', &max_n }, { 't', 'd', &time_cap },
+		{ 'v', 'f', &verbose }, { 0 }
+	};
 	struct timeval tv = { .tv_sec = 30 };
 	double t0 = nk_now();
 	FILE *f;
 
-	while ((opt = getopt(argc, argv, "0clSn:t:v")) != -1) {
-		switch (opt) {
-		case 'S':
-			setvbuf(stdout, NULL, _IOLBF, 0);
-			ep_name = "self-test";
-			return !nk_kmsg_selftest(&km, errno_class, NR_EXPLAINED,
-						 &cur_n);
-		case '0':
-			fault = 0;
-			break;
-		case 'c':
-			clean = 1;
-			break;
-		case 'l':
-			for (i = 0; i < NR_EPS; i++)
-				printf("%-20s %s\n", eps[i].name, eps[i].what);
-			return 0;
-		case 'n':
-			max_n = atoi(optarg);
-			break;
-		case 't':
-			time_cap = atof(optarg);
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		default:
-			usage(argv[0]);
-		}
+	nk_options(argc, argv, opts, USAGE);
+	fault = !no_fault;
+	if (self) {
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		ep_name = "self-test";
+		return !nk_kmsg_selftest(&km, errno_class, NR_EXPLAINED, &cur_n);
+	}
+	if (list) {
+		for (i = 0; i < NR_EPS; i++)
+			printf("%-20s %s\n", eps[i].name, eps[i].what);
+		return 0;
 	}
 	for (i = optind; i < argc; i++) {
 		for (j = 0; j < NR_EPS && strcmp(argv[i], eps[j].name); j++)
 			;
 		if (j == NR_EPS)
-			usage(argv[0]);
+			nk_usage(argv[0], USAGE);
 		sel[nsel++] = j;
 	}
 	if (!nsel)

@@ -167,7 +167,7 @@ struct ctx {
 };
 
 static double seconds = 3, hang_after = 5;
-static uint64_t seed;
+static __u64 seed;
 static int failed;
 
 static void out(const char *fmt, ...)
@@ -197,15 +197,6 @@ static void fail(struct ctx *c, const char *fmt, ...)
 static __u64 rnd(struct ctx *c)
 {
 	return nk_rand(&c->rng);
-}
-
-static void pin_to_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
 }
 
 /* A few hundred loop turns of jitter, so that the two sides shift. */
@@ -751,7 +742,7 @@ static void *owner_thread(void *arg)
 	struct ctx *c = arg;
 	long gen;
 
-	pin_to_cpu(0);
+	nk_pin_cpu(0);
 	c->sh->tid[0] = gettid();
 	for (gen = 1; !c->sh->stop; gen++) {
 		unsigned long racer = c->sh->beat[1];
@@ -777,7 +768,7 @@ static void *racer_thread(void *arg)
 	struct ctx c = *(struct ctx *)arg;
 
 	c.rng ^= 0x9e3779b97f4a7c15ULL;
-	pin_to_cpu(1);
+	nk_pin_cpu(1);
 	c.sh->tid[1] = gettid();
 	while (!c.sh->stop) {
 		c.sh->beat[1]++;
@@ -1000,13 +991,6 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	return 0;
 }
 
-static void usage(const char *prog)
-{
-	fprintf(stderr, "usage: %s [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS] [-s SEED] [-l]\n",
-		prog);
-	exit(2);
-}
-
 static int listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
@@ -1022,39 +1006,27 @@ static int listed(const char *list, const char *name)
 	return 0;
 }
 
+#define USAGE	"[-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS] [-s SEED] [-l]"
+
 int main(int argc, char **argv)
 {
 	const char *kinds = "netkit,tcx", *only = NULL;
-	int opt, k, i, idx = 0, rc, ran = 0;
+	int k, i, idx = 0, rc, ran = 0, list = 0;
+	const struct nk_opt opts[] = {
+		{ 'k', 's', &kinds }, { 'c', 's', &only },
+		{ 'd', 'd', &seconds }, { 'H', 'd', &hang_after },
+		{ 's', 'u', &seed }, { 'l', 'f', &list }, { 0 }
+	};
 
-	seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	while ((opt = getopt(argc, argv, "k:c:d:H:s:l")) != -1) {
-		switch (opt) {
-		case 'k':
-			kinds = optarg;
-			break;
-		case 'c':
-			only = optarg;
-			break;
-		case 'd':
-			seconds = atof(optarg);
-			break;
-		case 'H':
-			hang_after = atof(optarg);
-			break;
-		case 's':
-			seed = strtoull(optarg, NULL, 0);
-			break;
-		case 'l':
-			for (i = 0; i < NR_CASES; i++)
-				printf("%s\n", cases[i].name);
-			return 0;
-		default:
-			usage(argv[0]);
-		}
+	seed = nk_seed();
+	if (nk_options(argc, argv, opts, USAGE) != argc || seconds <= 0 ||
+	    hang_after <= 0)
+		nk_usage(argv[0], USAGE);
+	if (list) {
+		for (i = 0; i < NR_CASES; i++)
+			printf("%s\n", cases[i].name);
+		return 0;
 	}
-	if (optind != argc || seconds <= 0 || hang_after <= 0)
-		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	out("# netkit-linkrace: seed %llu (-s to replay), %.1f s per case, wedged after %.0f s without progress\n",
 	    (unsigned long long)seed, seconds, hang_after);

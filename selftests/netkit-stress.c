@@ -59,7 +59,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
