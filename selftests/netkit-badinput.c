@@ -254,71 +254,19 @@ static int query(int ifindex, int type, __u32 *ids, __u32 *count, __u64 *rev)
 	return nk_prog_query(ifindex, type, ids, NULL, count, rev);
 }
 
-/* --- census ------------------------------------------------------------ */
+/* --- census: netkit devices, programs named nkbad*, netkit links ------- */
 
-struct census {
-	int devices, progs, links;
-};
-
-static void census(struct census *c)
+static void census(struct nk_census *c)
 {
-	c->devices = nk_list(NULL, 0);
-	c->progs = nk_count_progs("nkbad");
-	c->links = nk_count_links(BPF_LINK_TYPE_NETKIT);
-}
-
-/* Wait (links and programs are freed from a work item) until no program
- * named nkbad* remains and the netkit devices and links are back to *base.
- */
-static int census_settles(const struct census *base, struct census *now)
-{
-	int i;
-
-	for (i = 0; i < 100; i++) {
-		census(now);
-		if (now->devices == base->devices && now->progs == 0 &&
-		    now->links == base->links)
-			return 1;
-		usleep(100000);
-	}
-	return 0;
+	nk_census_take(&nl, "nkbad", BPF_LINK_TYPE_NETKIT, c);
+	if (c->devices < 0)
+		die("RTM_GETLINK dump", c->devices);
 }
 
 /* --- the table ----------------------------------------------------------*/
 
-static int rows, rows_failed;
-
-static void row(const char *name, int exp, const char *exp_msg, int got,
-		const char *got_msg, const char *extra_err)
-{
-	int ok = got == exp && !extra_err;
-
-	if (got_msg && !*got_msg)
-		got_msg = NULL;
-	if (exp_msg ? !got_msg || strcmp(exp_msg, got_msg) : !!got_msg)
-		ok = 0;
-	rows++;
-	if (ok) {
-		printf("ok - %s: %s%s%s%s\n", name, nk_errname(exp),
-		       exp_msg ? ", extack \"" : "", exp_msg ? exp_msg : "",
-		       exp_msg ? "\"" : "");
-		return;
-	}
-	rows_failed++;
-	printf("not ok - %s: expected %s", name, nk_errname(exp));
-	if (exp_msg)
-		printf(" \"%s\"", exp_msg);
-	else
-		printf(" (no extack)");
-	printf(", got %s", got == NK_NL_NOANSWER ? "no answer" : nk_errname(got));
-	if (got_msg)
-		printf(" \"%s\"", got_msg);
-	else
-		printf(" (no extack)");
-	if (extra_err)
-		printf("; %s", extra_err);
-	printf("\n");
-}
+/* A row: lib/'s check of an errno and an extack, counted in nk_checks. */
+#define row	nk_expect
 
 static int keep[8], nkeep;
 
@@ -1098,7 +1046,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 
 static int cmd_table(void)
 {
-	struct census base, now;
+	struct nk_census base, now, want;
 	struct pair t, v;
 	struct progs g;
 	int fd;
@@ -1145,18 +1093,21 @@ static int cmd_table(void)
 	close(g.x);
 	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, v.prim)) {
 		printf("not ok - table: deleting the pair and the veth\n");
-		rows_failed++;
+		nk_failures++;
 	}
-	if (census_settles(&base, &now)) {
+	/* No program named nkbad* and the devices and links as before. */
+	want = base;
+	want.progs = 0;
+	if (nk_census_settles(&nl, "nkbad", BPF_LINK_TYPE_NETKIT, &want, &now, 10)) {
 		printf("ok - table: nothing left behind (%d netkit devices, %d nkbad programs, %d netkit links)\n",
 		       now.devices, now.progs, now.links);
 	} else {
 		printf("not ok - table: left behind: %d netkit devices (before %d), %d nkbad programs, %d netkit links (before %d)\n",
 		       now.devices, base.devices, now.progs, now.links, base.links);
-		rows_failed++;
+		nk_failures++;
 	}
-	printf("# table: %d rows, %d failed\n", rows, rows_failed);
-	return rows_failed ? 1 : 0;
+	printf("# table: %d rows, %d failed\n", nk_checks, nk_failures);
+	return nk_failures ? 1 : 0;
 }
 
 /* --- the fuzzer -------------------------------------------------------- */
@@ -1201,19 +1152,10 @@ static int inject;	/* --inject: fault injection for the fuzzed calls only */
  */
 static void make_it_fail(int on)
 {
-	static int fd = -1;
-	int i;
+	int err = inject ? nk_make_it_fail(on) : 0;
 
-	if (!inject)
-		return;
-	if (fd < 0)
-		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		die("fuzz: --inject: /proc/self/make-it-fail", -errno);
-	for (i = 0; i < 100; i++)	/* (the write itself can be failed) */
-		if (pwrite(fd, on ? "1" : "0", 1, 0) == 1)
-			return;
-	die("fuzz: --inject: writing /proc/self/make-it-fail", -errno);
+	if (err)
+		die("fuzz: --inject: /proc/self/make-it-fail", err);
 }
 
 static void fz_watchdog(int sig)
@@ -1930,7 +1872,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 
 static int cmd_census(void)
 {
-	struct census c;
+	struct nk_census c;
 
 	census(&c);
 	printf("netkit_devices=%d nkbad_progs=%d netkit_links=%d\n", c.devices,

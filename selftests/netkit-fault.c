@@ -95,7 +95,6 @@
 static int fault = 1, verbose;
 static int max_n = 5000;
 static double deadline, time_cap = 300;
-static int fi_fd = -1;
 static struct nk_nl nl = { .fd = -1 };
 static char why[512];
 
@@ -164,42 +163,6 @@ static void problem(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ---- fail-nth ---- */
-
-static void fi_arm(int n)
-{
-	char buf[16];
-	int len;
-
-	if (!n)
-		return;
-	len = snprintf(buf, sizeof(buf), "%d", n);
-	if (pwrite(fi_fd, buf, len, 0) != len) {
-		printf("not ok - write %d to fail-nth: %s\n", n, strerror(errno));
-		exit(1);
-	}
-}
-
-/*
- * After the call: 1 if the fault was injected; disarms in any case.
- * *left: what fail-nth read (n minus the fault points passed).
- */
-static int fi_disarm(int n, int *left)
-{
-	char buf[16] = "";
-
-	*left = 0;
-	if (!n)
-		return 0;
-	if (pread(fi_fd, buf, sizeof(buf) - 1, 0) <= 0 ||
-	    pwrite(fi_fd, "0", 1, 0) != 1) {
-		printf("not ok - read/reset fail-nth: %s\n", strerror(errno));
-		exit(1);
-	}
-	*left = atoi(buf);
-	return *left == 0;
-}
-
 /* ---- the kernel log (lib/kmsg.c) ---- */
 
 /* console_loglevel 8 until main() reads it */
@@ -232,10 +195,10 @@ static void nl_call(struct nk_msg *m, int fault_n, struct outcome *o)
 	int rc;
 
 	memset(o, 0, sizeof(*o));
-	fi_arm(fault_n);
+	nk_fail_nth_arm(fault_n);
 	rc = nk_nl_send(&nl, m);
 	o->err = errno;
-	o->injected = fi_disarm(fault_n, &o->left);
+	o->injected = nk_fail_nth_disarm(fault_n, &o->left);
 	if (rc < 0) {
 		o->res = CALL_FAIL;
 		o->in_send = 1;
@@ -435,10 +398,10 @@ static int bpf_call(int cmd, union bpf_attr *attr, int fault_n,
 	int rc;
 
 	memset(o, 0, sizeof(*o));
-	fi_arm(fault_n);
+	nk_fail_nth_arm(fault_n);
 	rc = nk_bpf(cmd, attr);
 	o->err = errno;
-	o->injected = fi_disarm(fault_n, &o->left);
+	o->injected = nk_fail_nth_disarm(fault_n, &o->left);
 	o->res = rc < 0 ? CALL_FAIL : CALL_OK;
 	if (rc >= 0)
 		o->err = 0;
@@ -1617,14 +1580,9 @@ int main(int argc, char **argv)
 		return !check_clean();
 
 	if (fault) {
-		fi_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
-		if (fi_fd < 0) {
+		if (nk_fail_nth_open()) {
 			printf("not ok - fault injection: /proc/thread-self/fail-nth: %s (a kernel without CONFIG_FAULT_INJECTION?)\n",
 			       strerror(errno));
-			return 1;
-		}
-		if (pwrite(fi_fd, "0", 1, 0) != 1) {
-			printf("not ok - fault injection: write fail-nth: %s\n", strerror(errno));
 			return 1;
 		}
 		f = fopen("/proc/sys/kernel/printk", "r");

@@ -878,27 +878,13 @@ static void report_ops(const struct shared *sh)
 	}
 }
 
-/* Programs and links left over, after time for deferred frees. */
-static int census_settles(int progs0, int links0, int *progs, int *links)
-{
-	double t0 = nk_now();
-
-	do {
-		*progs = nk_count_ids(BPF_PROG_GET_NEXT_ID);
-		*links = nk_count_ids(BPF_LINK_GET_NEXT_ID);
-		if (*progs == progs0 && *links == links0)
-			return 1;
-		usleep(50000);
-	} while (nk_now() - t0 < 5);
-	return 0;
-}
-
 static int run_case(const struct race_case *rc, enum kind kind, int idx)
 {
 	struct shared *sh;
 	unsigned long last[2] = { 0, 0 };
 	double moved[2], t0 = nk_now();
-	int progs0, links0, progs, links, status, i, wedged = -1;
+	struct nk_census before, after;	/* all programs and links */
+	int status, i, wedged = -1;
 	struct ctx c;
 	pid_t pid;
 
@@ -919,8 +905,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	for (i = 0; rc->ops[i]; i++)
 		sh->ops[i].name = rc->ops[i];
 	sh->nops = i;
-	progs0 = nk_count_ids(BPF_PROG_GET_NEXT_ID);
-	links0 = nk_count_ids(BPF_LINK_GET_NEXT_ID);
+	nk_census_take(NULL, NULL, -1, &before);
 
 	pid = fork();
 	if (pid < 0)
@@ -972,12 +957,14 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 			    kind_names[kind], sh->ops[i].name);
 			failed = 1;
 		}
-	if (census_settles(progs0, links0, &progs, &links)) {
+	/* Programs and links left over, after time for deferred frees. */
+	if (nk_census_settles(NULL, NULL, -1, &before, &after, 5)) {
 		out("ok - %s/%s: no program or link left (%d, %d)\n", rc->name,
-		    kind_names[kind], progs, links);
+		    kind_names[kind], after.progs, after.links);
 	} else {
 		out("not ok - %s/%s: no program or link left (%d programs, %d links; %d and %d before)\n",
-		    rc->name, kind_names[kind], progs, links, progs0, links0);
+		    rc->name, kind_names[kind], after.progs, after.links,
+		    before.progs, before.links);
 		failed = 1;
 	}
 	if (if_nametoindex("nklr0") || if_nametoindex("nklr2") ||

@@ -345,3 +345,30 @@ int nk_count_links(int link_type)
 	return census(BPF_LINK_GET_NEXT_ID, BPF_LINK_GET_FD_BY_ID, link_typed,
 		      &link_type);
 }
+
+void nk_census_take(struct nk_nl *nl, const char *prefix, int link_type,
+		    struct nk_census *c)
+{
+	c->devices = nl ? nk_links_dump(nl, NULL, 0, 1) : 0;
+	c->progs = prefix ? nk_count_progs(prefix) :
+		   nk_count_ids(BPF_PROG_GET_NEXT_ID);
+	c->links = link_type >= 0 ? nk_count_links(link_type) :
+		   nk_count_ids(BPF_LINK_GET_NEXT_ID);
+}
+
+int nk_census_settles(struct nk_nl *nl, const char *prefix, int link_type,
+		      const struct nk_census *want, struct nk_census *now,
+		      double secs)
+{
+	double t0 = nk_now();
+
+	for (;;) {
+		nk_census_take(nl, prefix, link_type, now);
+		if (now->devices == want->devices && now->progs == want->progs &&
+		    now->links == want->links)
+			return 1;
+		if (nk_now() - t0 >= secs)
+			return 0;
+		usleep(50000);
+	}
+}

@@ -72,11 +72,21 @@ __u64 nk_rand(__u64 *state);
  */
 void nk_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* "ok - ..." or "not ok - ..." as nk_say(); a "not ok" counts in
- * nk_failures. Returns good.
+/* "ok - ..." or "not ok - ..." as nk_say(); each counts in nk_checks, a
+ * "not ok" in nk_failures. Returns good.
  */
-extern int nk_failures;
+extern int nk_failures, nk_checks;
 int nk_report(int good, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * The check of a call that should give exp (0 or -errno) and the extack
+ * message exp_msg (NULL: none), and gave got (NK_NL_NOANSWER: no answer)
+ * and got_msg (NULL or "": none); extra, if not NULL, is what else was
+ * wrong. As nk_report(): "ok - NAME: EXP[, extack "MSG"]" or
+ * "not ok - NAME: expected EXP "MSG"|(no extack), got GOT ...[; EXTRA]".
+ */
+int nk_expect(const char *name, int exp, const char *exp_msg, int got,
+	      const char *got_msg, const char *extra);
 
 /*
  * Failures of a process that may have many: "not ok - <who>: ..." lines
@@ -270,6 +280,26 @@ int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 		int prefixlen);
 
+/*
+ * The census of what a test leaves behind: the netkit devices of nl's
+ * netns (nl NULL: not counted, 0), the programs whose name starts with
+ * prefix and the links of link_type (prefix NULL, link_type < 0: every id
+ * that BPF_*_GET_NEXT_ID walks, freed or not).
+ */
+struct nk_census {
+	int devices, progs, links;
+};
+void nk_census_take(struct nk_nl *nl, const char *prefix, int link_type,
+		    struct nk_census *c);
+/*
+ * Programs and links are freed after RCU grace periods and from work
+ * items: take the census every 50 ms for up to secs seconds until it is
+ * want. 1 if it got there, else 0; the last census in now.
+ */
+int nk_census_settles(struct nk_nl *nl, const char *prefix, int link_type,
+		      const struct nk_census *want, struct nk_census *now,
+		      double secs);
+
 /* ---- bpf.c --------------------------------------------------------- */
 
 /* bpf(2) with size bytes of attr: the result or -errno (errno set). */
@@ -378,6 +408,22 @@ int nk_userns_new(int *userns_fd, int *netns_fd);
  * afterwards one of drop is still effective or one of keep is not.
  */
 int nk_caps_drop(unsigned long long drop, unsigned long long keep);
+/*
+ * Fault injection (Documentation/fault-injection/): open the calling
+ * thread's fail-nth (0, or -errno: no CONFIG_FAULT_INJECTION?); set it to
+ * n (0: nothing is done), and after the call:
+ * 1 if the fault was injected, what fail-nth read in *left (n minus the
+ * fault points passed), fail-nth disarmed. Either exits 1 with a
+ * "not ok" line if fail-nth cannot be written or read.
+ */
+int nk_fail_nth_open(void);
+void nk_fail_nth_arm(int n);
+int nk_fail_nth_disarm(int n, int *left);
+/*
+ * /proc/self/make-it-fail on or off (the task-filter of failslab and
+ * fail_page_alloc): 0 or -errno.
+ */
+int nk_make_it_fail(int on);
 /*
  * Run fn(arg, res) in a forked child (stdout flushed first) and read its
  * res of size bytes back through a pipe: 0; 1 if the child died or did

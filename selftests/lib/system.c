@@ -147,6 +147,61 @@ int nk_caps_drop(unsigned long long drop, unsigned long long keep)
 	return 0;
 }
 
+static int fail_nth_fd = -1;
+
+int nk_fail_nth_open(void)
+{
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR | O_CLOEXEC);
+	if (fail_nth_fd < 0 || pwrite(fail_nth_fd, "0", 1, 0) != 1)
+		return -errno;
+	return 0;
+}
+
+void nk_fail_nth_arm(int n)
+{
+	char buf[16];
+	int len;
+
+	if (!n)
+		return;
+	len = snprintf(buf, sizeof(buf), "%d", n);
+	if (pwrite(fail_nth_fd, buf, len, 0) != len) {
+		printf("not ok - write %d to fail-nth: %s\n", n, strerror(errno));
+		exit(1);
+	}
+}
+
+int nk_fail_nth_disarm(int n, int *left)
+{
+	char buf[16] = "";
+
+	*left = 0;
+	if (!n)
+		return 0;
+	if (pread(fail_nth_fd, buf, sizeof(buf) - 1, 0) <= 0 ||
+	    pwrite(fail_nth_fd, "0", 1, 0) != 1) {
+		printf("not ok - read/reset fail-nth: %s\n", strerror(errno));
+		exit(1);
+	}
+	*left = atoi(buf);
+	return *left == 0;
+}
+
+int nk_make_it_fail(int on)
+{
+	static int fd = -1;
+	int i;
+
+	if (fd < 0)
+		fd = open("/proc/self/make-it-fail", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < 100; i++)	/* (the write itself can be failed) */
+		if (pwrite(fd, on ? "1" : "0", 1, 0) == 1)
+			return 0;
+	return -errno;
+}
+
 int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
 	     size_t size, int *status)
 {

@@ -16,7 +16,7 @@
 
 #include "netkit-lib.h"
 
-int nk_failures;
+int nk_failures, nk_checks;
 
 const char *nk_errname(int err)
 {
@@ -88,9 +88,32 @@ int nk_report(int good, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsay(good ? "ok - " : "not ok - ", fmt, ap);
 	va_end(ap);
+	nk_checks++;
 	if (!good)
 		nk_failures++;
 	return good;
+}
+
+int nk_expect(const char *name, int exp, const char *exp_msg, int got,
+	      const char *got_msg, const char *extra)
+{
+	int ok = got == exp && !extra;
+	char e[600], g[600];
+
+	if (got_msg && !*got_msg)
+		got_msg = NULL;
+	if (exp_msg ? !got_msg || strcmp(exp_msg, got_msg) : !!got_msg)
+		ok = 0;
+	if (ok)
+		return nk_report(1, "%s: %s%s%s%s", name, nk_errname(exp),
+				 exp_msg ? ", extack \"" : "",
+				 exp_msg ? exp_msg : "", exp_msg ? "\"" : "");
+	snprintf(e, sizeof(e), exp_msg ? " \"%s\"" : " (no extack)", exp_msg);
+	snprintf(g, sizeof(g), got_msg ? " \"%s\"" : " (no extack)", got_msg);
+	return nk_report(0, "%s: expected %s%s, got %s%s%s%s", name,
+			 nk_errname(exp), e,
+			 got == NK_NL_NOANSWER ? "no answer" : nk_errname(got), g,
+			 extra ? "; " : "", extra ? extra : "");
 }
 
 void nk_fail(struct nk_fails *f, const char *fmt, ...)
