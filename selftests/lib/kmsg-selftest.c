@@ -16,7 +16,6 @@
 /* The errno verdict of a case that the caller's err_class() fails. */
 #define FAILS	(-2)
 
-
 /*
  * The dump_stack() of a fault injected into the first allocation of an
  * RTM_NEWLINK request (the netlink skb of send()), as /dev/kmsg gives it

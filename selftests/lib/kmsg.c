@@ -141,9 +141,8 @@ static void km_finish(struct nk_kmsg *k, int complete)
 			break;
 		}
 	}
-	if (!complete && k->mode != KM_WARN && k->mode != KM_WARN_STACK) {
+	if (!complete && k->mode != KM_WARN && k->mode != KM_WARN_STACK)
 		KM_COUNT(k, incomplete);
-	}
 	if (k->mode == KM_FI || k->mode == KM_FI_STACK) {
 		if (site < 0) {
 			/*
@@ -206,7 +205,7 @@ static void km_level(struct nk_kmsg *k, int level)
 {
 	if (level < k->con_level && !k->on_console++)
 		KM_PROBLEM(k, "a fault injection report line went to the console (level %d, console_loglevel %d)",
-			level, k->con_level);
+			   level, k->con_level);
 }
 
 /* A record that is not part of a dump: the bad patterns, verbose. */

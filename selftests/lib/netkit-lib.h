@@ -99,6 +99,7 @@ struct nk_fails {
 	long printed;
 	int max;
 };
+
 void nk_fail(struct nk_fails *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A seed for nk_rand() when none is given: the time and the pid. */
@@ -118,6 +119,7 @@ struct nk_opt {
 	char type;
 	void *val;
 };
+
 int nk_options(int argc, char **argv, const struct nk_opt *opts,
 	       const char *usage);
 void nk_usage(const char *prog, const char *usage) __attribute__((noreturn));
@@ -289,6 +291,7 @@ int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 struct nk_census {
 	int devices, progs, links;
 };
+
 void nk_census_take(struct nk_nl *nl, const char *prefix, int link_type,
 		    struct nk_census *c);
 /*
