@@ -439,29 +439,10 @@ static int link_release(int *fd, __u32 id)
 	return whyf("link %u still exists after its fd was closed", id);
 }
 
-struct query {
-	__u32 count;
-	__u32 ids[MPROG_MAX + 2];
-	__u32 link_ids[MPROG_MAX + 2];
-	__u64 revision;
-};
-
-static void query_attr(union bpf_attr *attr, int ifindex, int type,
-		       struct query *q)
+static int query(int ifindex, int type, struct nk_query *q)
 {
-	memset(q, 0, sizeof(*q));
-	nk_query_attr(attr, ifindex, type, q->ids, q->link_ids, MPROG_MAX + 2);
-}
-
-static int query(int ifindex, int type, struct query *q)
-{
-	union bpf_attr attr;
-
-	query_attr(&attr, ifindex, type, q);
-	if (nk_bpf(BPF_PROG_QUERY, &attr))
+	if (nk_query(ifindex, type, q))
 		return whyf("BPF_PROG_QUERY: %s", nk_errname(errno));
-	q->count = attr.query.count;
-	q->revision = attr.query.revision;
 	return 1;
 }
 
@@ -470,7 +451,7 @@ static int attached(int ifindex, int type, int count, const __u32 *ids,
 		    const __u32 *link_ids)
 {
 	const char *hook = type == BPF_NETKIT_PEER ? "peer" : "primary";
-	struct query q;
+	struct nk_query q;
 	int i;
 
 	if (!query(ifindex, type, &q))
@@ -478,9 +459,9 @@ static int attached(int ifindex, int type, int count, const __u32 *ids,
 	if ((int)q.count != count)
 		return whyf("%s: %u programs attached, expected %d", hook, q.count, count);
 	for (i = 0; i < count; i++) {
-		if (q.ids[i] != ids[i] || q.link_ids[i] != (link_ids ? link_ids[i] : 0))
+		if (q.prog_ids[i] != ids[i] || q.link_ids[i] != (link_ids ? link_ids[i] : 0))
 			return whyf("%s: position %d has program %u link %u, expected %u link %u",
-				    hook, i, q.ids[i], q.link_ids[i], ids[i],
+				    hook, i, q.prog_ids[i], q.link_ids[i], ids[i],
 				    link_ids ? link_ids[i] : 0);
 	}
 	return 1;
@@ -885,7 +866,7 @@ static int attach_teardown(int arg, int final)
 }
 
 /* BPF_PROG_QUERY of the primary with one program. */
-static struct query qres;
+static struct nk_query qres;
 
 static int query_setup(int arg)
 {
@@ -896,7 +877,7 @@ static void query_call(int arg, int n, struct outcome *o)
 {
 	union bpf_attr attr;
 
-	query_attr(&attr, bpf_idx, arg, &qres);
+	nk_query_prep(&attr, bpf_idx, arg, &qres);
 	bpf_call(BPF_PROG_QUERY, &attr, n, o);
 	qres.count = attr.query.count;
 }
@@ -908,9 +889,9 @@ static int query_unchanged(int arg)
 
 static int query_done(int arg)
 {
-	if (qres.count != 1 || qres.ids[0] != bp_id || qres.link_ids[0])
+	if (qres.count != 1 || qres.prog_ids[0] != bp_id || qres.link_ids[0])
 		return whyf("the query returned %u programs, first %u link %u; expected 1, %u link 0",
-			    qres.count, qres.ids[0], qres.link_ids[0], bp_id);
+			    qres.count, qres.prog_ids[0], qres.link_ids[0], bp_id);
 	return query_unchanged(arg);
 }
 

@@ -242,19 +242,6 @@ static int prog_id(int fd)
 	return err ? err : (int)info.id;
 }
 
-struct query {
-	__u32 count;
-	__u64 revision;
-	__u32 prog_ids[64], link_ids[64];
-};
-
-static int bpf_query(int ifindex, int type, struct query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->count = 64;
-	return nk_prog_query(ifindex, type, q->prog_ids, q->link_ids, &q->count,
-			     &q->revision);
-}
 
 /* ---- the workers' model ---- */
 
@@ -364,7 +351,7 @@ static struct pair *random_pair(struct worker *w)
 static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op);
 
 /* Compare the hook with the kernel's answer to BPF_PROG_QUERY. */
-static int verify_hook(struct worker *w, struct pair *p, int hk, struct query *q,
+static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query *q,
 		       const char *when)
 {
 	struct hook *h = &p->hook[hk];
@@ -372,7 +359,7 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct query *q
 	__u64 rev = h->n ? h->rev : 1;
 	int err, i, bad = 0;
 
-	err = bpf_query(p->ifindex, hook_type[hk], q);
+	err = nk_query(p->ifindex, hook_type[hk], q);
 	if (err) {
 		w->st->bad[w->op]++;
 		failure("iteration %ld: BPF_PROG_QUERY %s %s %s: %s", w->iter,
@@ -431,7 +418,7 @@ static __u32 relative_of(struct worker *w, int hk, struct att *a, __u32 *flags)
 }
 
 /* expected_revision: none, what BPF_PROG_QUERY said, the model's, stale. */
-static __u64 pick_revision(struct hook *h, struct query *q, int stale)
+static __u64 pick_revision(struct hook *h, struct nk_query *q, int stale)
 {
 	if (stale)
 		return rnd(2) && h->rev > 1 ? h->rev - 1 : h->rev + 1 + rnd(3);
@@ -454,7 +441,7 @@ static void do_attach(struct worker *w, int link)
 	int op = link ? OP_LINK : OP_ATTACH;
 	__u32 flags = 0, relative = 0;
 	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k;
-	struct query q;
+	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
 	__u64 rev;
@@ -640,7 +627,7 @@ static void do_detach(struct worker *w)
 {
 	__u32 flags = 0, relative = 0;
 	int hk = 0, j = -1, k, v, want = 0, got, fd = 0;
-	struct query q;
+	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
 	__u64 rev;
@@ -785,7 +772,7 @@ static void do_update(struct worker *w)
 {
 	int hk, j, v, prog, want = 0, got, old = 0, k;
 	__u32 flags = 0;
-	struct query q;
+	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
 	struct att *a;
@@ -902,7 +889,7 @@ static void do_link_release(struct worker *w, int detach)
 {
 	int op = detach ? OP_LINK_DET : OP_LINK_CLOSE;
 	int hk, j, err;
-	struct query q;
+	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
 	struct att a;
@@ -1129,7 +1116,7 @@ static void do_wrong_dev(struct worker *w)
 {
 	struct pair *p = random_pair(w);
 	int ifindex, want, got, hk = rnd(2), what = rnd(4);
-	struct query q;
+	struct nk_query q;
 	char desc[128];
 
 	w->st->n[w->op = OP_WRONG_DEV]++;
@@ -1159,7 +1146,7 @@ static void do_wrong_dev(struct worker *w)
 		got = nk_prog_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
 		break;
 	default:
-		got = bpf_query(ifindex, hook_type[hk], &q);
+		got = nk_query(ifindex, hook_type[hk], &q);
 		break;
 	}
 	snprintf(desc, sizeof(desc), "%s %s through ifindex %d",

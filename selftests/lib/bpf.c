@@ -160,6 +160,21 @@ int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
 	return ret;
 }
 
+void nk_query_prep(union bpf_attr *a, int ifindex, int type,
+		   struct nk_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	nk_query_attr(a, ifindex, type, q->prog_ids, q->link_ids, NK_QUERY_MAX);
+}
+
+int nk_query(int ifindex, int type, struct nk_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->count = NK_QUERY_MAX;
+	return nk_prog_query(ifindex, type, q->prog_ids, q->link_ids, &q->count,
+			     &q->revision);
+}
+
 int nk_prog_count(int ifindex, int type, __u32 *ids, __u32 max)
 {
 	int err = nk_prog_query(ifindex, type, ids, NULL, &max, NULL);

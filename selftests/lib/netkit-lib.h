@@ -347,6 +347,19 @@ void nk_query_attr(union bpf_attr *a, int ifindex, int type, __u32 *prog_ids,
 		   __u32 *link_ids, __u32 count);
 int nk_prog_query(int ifindex, int type, __u32 *prog_ids, __u32 *link_ids,
 		  __u32 *count, __u64 *revision);
+/* A BPF_PROG_QUERY's answer, with room for bpf_mprog's 64 and one more. */
+#define NK_QUERY_MAX	65
+struct nk_query {
+	__u32 count;
+	__u64 revision;
+	__u32 prog_ids[NK_QUERY_MAX], link_ids[NK_QUERY_MAX];
+};
+
+/* The attr of a query into q, zeroed first (for callers that send it). */
+void nk_query_prep(union bpf_attr *a, int ifindex, int type,
+		   struct nk_query *q);
+/* BPF_PROG_QUERY into q: 0 or -errno; count and revision as written back. */
+int nk_query(int ifindex, int type, struct nk_query *q);
 /* How many programs a hook has (their ids in ids, room for max), or -errno. */
 int nk_prog_count(int ifindex, int type, __u32 *ids, __u32 max);
 /* The revision of a hook, 0 if the query fails. */
