@@ -329,6 +329,106 @@ static int bpf_dirty(int cmd, union bpf_attr *base, size_t off, unsigned int siz
 static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
 
+/*
+ * The rows that send one netkit attribute in IFLA_INFO_DATA (len bytes of
+ * val: 1, 2 or 4; 0: none) and then, if peer, IFLA_NETKIT_PEER_INFO for
+ * nkbx0, in an RTM_NEWLINK that creates nkbx1 (D_NEW) or changes the
+ * primary or the peer of the table's pair (changelink). None of them may
+ * leave a device behind.
+ */
+enum { D_NEW, D_PRIM, D_PEER };
+
+struct attr_row {
+	const char *name;
+	int dev, type, len;
+	__u32 val;
+	int peer, exp;
+	const char *msg;
+};
+
+#define ARRAY_LEN(a)	((int)(sizeof(a) / sizeof((a)[0])))
+#define PRIMARY_ONLY	"netkit link settings can be changed only through the primary device"
+
+static const struct attr_row new_rows[] = {
+	{ "newlink: MODE 2 (neither L2 nor L3)", D_NEW, IFLA_NETKIT_MODE, 4, 2, 1,
+	  -ERANGE, "integer out of range" },
+	{ "newlink: MODE 0xffffffff", D_NEW, IFLA_NETKIT_MODE, 4, 0xffffffff, 0,
+	  -ERANGE, "integer out of range" },
+	{ "newlink: MODE as a 2-byte attribute", D_NEW, IFLA_NETKIT_MODE, 2,
+	  NETKIT_L2, 0, -ERANGE, "Attribute failed policy validation" },
+	{ "newlink: POLICY 1 (neither pass nor drop)", D_NEW, IFLA_NETKIT_POLICY, 4,
+	  1, 0, -EINVAL, "Provided default xmit policy not supported" },
+	{ "newlink: POLICY NETKIT_REDIRECT", D_NEW, IFLA_NETKIT_POLICY, 4,
+	  NETKIT_REDIRECT, 0, -EINVAL, "Provided default xmit policy not supported" },
+	{ "newlink: PEER_POLICY NETKIT_NEXT", D_NEW, IFLA_NETKIT_PEER_POLICY, 4,
+	  (__u32)NETKIT_NEXT, 1, -EINVAL, "Provided default xmit policy not supported" },
+	{ "newlink: PEER_POLICY as a 2-byte attribute", D_NEW, IFLA_NETKIT_PEER_POLICY,
+	  2, NETKIT_DROP, 0, -ERANGE, "Attribute failed policy validation" },
+	{ "newlink: SCRUB 2", D_NEW, IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_DEFAULT + 1,
+	  0, -ERANGE, "integer out of range" },
+	{ "newlink: PEER_SCRUB 0x80000000", D_NEW, IFLA_NETKIT_PEER_SCRUB, 4,
+	  0x80000000, 0, -ERANGE, "integer out of range" },
+	{ "newlink: HEADROOM as a 1-byte attribute", D_NEW, IFLA_NETKIT_HEADROOM, 1,
+	  1, 0, -ERANGE, "Attribute failed policy validation" },
+	{ "newlink: TAILROOM as a 1-byte attribute", D_NEW, IFLA_NETKIT_TAILROOM, 1,
+	  1, 0, -ERANGE, "Attribute failed policy validation" },
+	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", D_NEW,
+	  IFLA_NETKIT_PRIMARY, 1, 1, 0, -EINVAL, "Primary attribute is read-only" },
+};
+
+static const struct attr_row chg_rows[] = {
+	{ "changelink: MODE", D_PRIM, IFLA_NETKIT_MODE, 4, NETKIT_L3, 0, -EACCES,
+	  "netkit link operating mode cannot be changed after device creation" },
+	{ "changelink: MODE 7 (policy first)", D_PRIM, IFLA_NETKIT_MODE, 4, 7, 0,
+	  -ERANGE, "integer out of range" },
+	{ "changelink: SCRUB", D_PRIM, IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_NONE, 0,
+	  -EACCES, "netkit link scrubbing cannot be changed after device creation" },
+	{ "changelink: PEER_SCRUB", D_PRIM, IFLA_NETKIT_PEER_SCRUB, 4,
+	  NETKIT_SCRUB_NONE, 0, -EACCES,
+	  "netkit link peer scrubbing cannot be changed after device creation" },
+	{ "changelink: PEER_INFO", D_PRIM, 0, 0, 0, 1, -EACCES,
+	  "netkit link peer info cannot be changed after device creation" },
+	{ "changelink: HEADROOM", D_PRIM, IFLA_NETKIT_HEADROOM, 2, 64, 0, -EACCES,
+	  "netkit link headroom cannot be changed after device creation" },
+	{ "changelink: TAILROOM", D_PRIM, IFLA_NETKIT_TAILROOM, 2, 64, 0, -EACCES,
+	  "netkit link tailroom cannot be changed after device creation" },
+	{ "changelink: IFLA_NETKIT_PRIMARY", D_PRIM, IFLA_NETKIT_PRIMARY, 1, 1, 0,
+	  -EINVAL, "Primary attribute is read-only" },
+	{ "changelink: POLICY 3", D_PRIM, IFLA_NETKIT_POLICY, 4, 3, 0, -EINVAL,
+	  "Provided default xmit policy not supported" },
+	{ "changelink: PEER_POLICY 3", D_PRIM, IFLA_NETKIT_PEER_POLICY, 4, 3, 0,
+	  -EINVAL, "Provided default xmit policy not supported" },
+	{ "changelink on the peer: POLICY", D_PEER, IFLA_NETKIT_POLICY, 4,
+	  NETKIT_DROP, 0, -EACCES, PRIMARY_ONLY },
+	{ "changelink on the peer: MODE", D_PEER, IFLA_NETKIT_MODE, 4, NETKIT_L2, 0,
+	  -EACCES, PRIMARY_ONLY },
+	{ "changelink on the peer: empty INFO_DATA", D_PEER, 0, 0, 0, 0, -EACCES,
+	  PRIMARY_ONLY },
+};
+
+static void attr_rows(const struct attr_row *r, int n, const struct pair *t)
+{
+	struct nk_msg b;
+
+	for (; n--; r++) {
+		if (r->dev == D_NEW)
+			nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, "nkbx1");
+		else
+			nk_begin(&b, RTM_NEWLINK, 0, r->dev == D_PRIM ? t->prim : t->peer,
+				 NULL);
+		if (r->len == 4)
+			nk_put_u32(&b, r->type, r->val);
+		else if (r->len == 2)
+			nk_put_u16(&b, r->type, r->val);
+		else if (r->len == 1)
+			nk_put_u8(&b, r->type, r->val);
+		if (r->peer)
+			nk_netkit_peer(&b, 0, "nkbx0");
+		nk_nest_end_all(&b);
+		nl_row(r->name, r->exp, r->msg, &b, 0);
+	}
+}
+
 static void table_netlink(const struct pair *t, const struct pair *v)
 {
 	/* lib/nlattr.c's warning for what liberal parsing leaves unparsed */
@@ -340,71 +440,8 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 	__u32 garbage = 0x00010008;	/* an attribute header, len 8, in 4 bytes */
 
 	/* --- RTM_NEWLINK creating a pair --- */
+	attr_rows(new_rows, ARRAY_LEN(new_rows), t);
 #define NEW(name) nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, name)
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, 2);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: MODE 2 (neither L2 nor L3)", -ERANGE, "integer out of range", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, 0xffffffff);
-	nk_nest_end_all(&b);
-	nl_row("newlink: MODE 0xffffffff", -ERANGE, "integer out of range", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u16(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_nest_end_all(&b);
-	nl_row("newlink: MODE as a 2-byte attribute", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: POLICY 1 (neither pass nor drop)", -EINVAL,
-	       "Provided default xmit policy not supported", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_REDIRECT);
-	nk_nest_end_all(&b);
-	nl_row("newlink: POLICY NETKIT_REDIRECT", -EINVAL,
-	       "Provided default xmit policy not supported", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, (__u32)NETKIT_NEXT);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_POLICY NETKIT_NEXT", -EINVAL,
-	       "Provided default xmit policy not supported", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u16(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_POLICY as a 2-byte attribute", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_DEFAULT + 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: SCRUB 2", -ERANGE, "integer out of range", &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_PEER_SCRUB, 0x80000000);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_SCRUB 0x80000000", -ERANGE, "integer out of range", &b, 0);
-
-	NEW("nkbx1");
-	nk_put(&b, IFLA_NETKIT_HEADROOM, &one, 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: HEADROOM as a 1-byte attribute", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_put(&b, IFLA_NETKIT_TAILROOM, &one, 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: TAILROOM as a 1-byte attribute", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
 	NEW("nkbx1");
 	nk_put_u16(&b, IFLA_NETKIT_HEADROOM, 0xffff);
 	nk_put_u16(&b, IFLA_NETKIT_TAILROOM, 0xffff);
@@ -520,12 +557,6 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 	nl_row("newlink: multicast IFLA_ADDRESS for the primary (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
 
 	NEW("nkbx1");
-	nk_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: IFLA_NETKIT_PRIMARY given by the user", -EINVAL,
-	       "Primary attribute is read-only", &b, 0);
-
-	NEW("nkbx1");
 	nk_put_u32(&b, NK_PAIRING + 1, 7);
 	nk_put_u32(&b, NK_PAIRING + 2, 7);
 	nk_put_u32(&b, 0, 7);
@@ -567,83 +598,8 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 #undef NEW
 
 	/* --- RTM_NEWLINK on an existing device: changelink --- */
+	attr_rows(chg_rows, ARRAY_LEN(chg_rows), t);
 #define CHG(ifindex) nk_begin(&b, RTM_NEWLINK, 0, ifindex, NULL)
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L3);
-	nk_nest_end_all(&b);
-	nl_row("changelink: MODE", -EACCES,
-	       "netkit link operating mode cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_MODE, 7);
-	nk_nest_end_all(&b);
-	nl_row("changelink: MODE 7 (policy first)", -ERANGE, "integer out of range", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_SCRUB, NETKIT_SCRUB_NONE);
-	nk_nest_end_all(&b);
-	nl_row("changelink: SCRUB", -EACCES,
-	       "netkit link scrubbing cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_PEER_SCRUB, NETKIT_SCRUB_NONE);
-	nk_nest_end_all(&b);
-	nl_row("changelink: PEER_SCRUB", -EACCES,
-	       "netkit link peer scrubbing cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("changelink: PEER_INFO", -EACCES,
-	       "netkit link peer info cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u16(&b, IFLA_NETKIT_HEADROOM, 64);
-	nk_nest_end_all(&b);
-	nl_row("changelink: HEADROOM", -EACCES,
-	       "netkit link headroom cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u16(&b, IFLA_NETKIT_TAILROOM, 64);
-	nk_nest_end_all(&b);
-	nl_row("changelink: TAILROOM", -EACCES,
-	       "netkit link tailroom cannot be changed after device creation", &b, 0);
-
-	CHG(t->prim);
-	nk_put(&b, IFLA_NETKIT_PRIMARY, &one, 1);
-	nk_nest_end_all(&b);
-	nl_row("changelink: IFLA_NETKIT_PRIMARY", -EINVAL,
-	       "Primary attribute is read-only", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, 3);
-	nk_nest_end_all(&b);
-	nl_row("changelink: POLICY 3", -EINVAL,
-	       "Provided default xmit policy not supported", &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, 3);
-	nk_nest_end_all(&b);
-	nl_row("changelink: PEER_POLICY 3", -EINVAL,
-	       "Provided default xmit policy not supported", &b, 0);
-
-	CHG(t->peer);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_nest_end_all(&b);
-	nl_row("changelink on the peer: POLICY", -EACCES,
-	       "netkit link settings can be changed only through the primary device", &b, 0);
-
-	CHG(t->peer);
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_nest_end_all(&b);
-	nl_row("changelink on the peer: MODE", -EACCES,
-	       "netkit link settings can be changed only through the primary device", &b, 0);
-
-	CHG(t->peer);
-	nk_nest_end_all(&b);
-	nl_row("changelink on the peer: empty INFO_DATA", -EACCES,
-	       "netkit link settings can be changed only through the primary device", &b, 0);
-
 	nk_begin(&b, RTM_NEWLINK, NLM_F_REPLACE, t->prim, NULL);
 	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
 	nk_nest_end_all(&b);
