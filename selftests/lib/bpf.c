@@ -365,6 +365,8 @@ void nk_census_take(struct nk_nl *nl, const char *prefix, int link_type,
 		    struct nk_census *c)
 {
 	c->devices = nl ? nk_links_dump(nl, NULL, 0, 1) : 0;
+	if (c->devices == NK_NL_NOANSWER)
+		c->devices = -ETIMEDOUT;
 	c->progs = prefix ? nk_count_progs(prefix) :
 		   nk_count_ids(BPF_PROG_GET_NEXT_ID);
 	c->links = link_type >= 0 ? nk_count_links(link_type) :

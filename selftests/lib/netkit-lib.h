@@ -286,7 +286,8 @@ int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
  * The census of what a test leaves behind: the netkit devices of nl's
  * netns (nl NULL: not counted, 0), the programs whose name starts with
  * prefix and the links of link_type (prefix NULL, link_type < 0: every id
- * that BPF_*_GET_NEXT_ID walks, freed or not).
+ * that BPF_*_GET_NEXT_ID walks, freed or not). A failed dump: devices
+ * is -errno (-ETIMEDOUT: no answer).
  */
 struct nk_census {
 	int devices, progs, links;
