@@ -22,7 +22,12 @@ FRAGMENTS=(
 )
 
 export CCACHE_DIR=${CCACHE_DIR:-$NETKIT_CACHE/ccache}
-export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu
+# The build's identity is fixed, so that a relink makes the same image: the
+# build number too, which kbuild otherwise counts up in .version on every
+# link - and which is in linux_banner, whose char array's length is in the
+# BTF: at #9 -> #10 the BTF changed and the selftests step recompiled its
+# 498 BPF objects for a comment change (measured 2026-12-04).
+export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
 KMAKE=(submake -C "$TREE" O="$KBUILD_OUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
 # pahole's -j (which the tree's pahole-flags.sh passes to pahole >= 1.22)
 # encodes BTF in threads and numbers the types in a different order on
