@@ -489,7 +489,8 @@ profile() {
 		timeout 600 perf report -i /tmp/perf.data --stdio --no-children --sort sym -n \
 			--percent-limit 0.01 2>&1 | grep -v '^ *$' >"$OUT.rep"
 		raw "perf topo=$1 wl=$w" "$OUT.rep"
-		samples=$(sed -n 's/^# Samples: \([0-9]*\).*/\1/p' "$OUT.rep" | head -n 1)
+		# (perf's header rounds the total: the symbols' counts summed)
+		samples=$(awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$OUT.rep")
 		# The idle loop's share, and the busy symbols' shares of the busy
 		# time (the idle vCPU would dilute them).
 		top=$(awk '$1 ~ /%$/ { p = $1; sub(/%/, "", p); sym[++n] = $NF; pct[n] = p

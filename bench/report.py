@@ -610,34 +610,49 @@ def profile_md(d, usumm, period, shift):
         units = fnum(a.get("units"))
         if not blk.get("syms") or not units or not period:
             continue
-        f = period / 2 ** shift / units
-        per[(t, w)] = {sym: n * f for sym, n in blk["syms"].items()}
+        # the idle loop's samples are clock jumps, not instructions
+        busy = {sym: n for sym, n in blk["syms"].items() if not IDLE_SYMS.match(sym)}
+        total = sum(busy.values())
+        m = {"rr": "rr_instr", "udp": "udp_instr"}.get(w)
+        meas = usumm.get((t, m)) if m else None
+        if not total or not meas:
+            continue
+        # a function's share of the busy samples x the rounds' count
+        per[(t, w)] = {sym: n / total * meas["median"] for sym, n in busy.items()}
+        raw_per = total * period / 2 ** shift / units
+        prof.setdefault((t, w), {})["raw_per"] = raw_per
         for sym, v in per[(t, w)].items():
             rows.append({"topology": t, "workload": w, "symbol": sym,
                          "samples": blk["syms"][sym], "instr_per_unit": v})
     if not per:
         return md, rows
     md.append("## Instruction profile: per function, per unit (perf cpu-clock under -icount)\n")
-    md.append(f"perf samples cpu-clock every {period:g} ns of guest time, which under -icount is "
-              f"every {period / 2 ** shift:g} instructions: a function's samples x "
-              f"{period / 2 ** shift:g} / the units the profiled run moved (sockperf's "
-              "ReceivedMessages, nkbench's datagrams) is its instructions per unit (the run's "
-              "start and end, exec, warm-up, fall on the same functions in every topology). "
-              "Check that the samples are in guest time: samples x period against the guest ns "
-              "perf record ran, and the profiled run's total against the rounds' count:\n")
-    md.append("| topology | workload | samples | samples x period / record ns | profile instr/unit "
+    md.append(f"perf samples cpu-clock every {period:g} ns of guest time, under -icount every "
+              f"{period / 2 ** shift:g} instructions, one unmeasured run of the workload after "
+              "the rounds. A function's instructions per unit = its share of the busy samples x "
+              "the rounds' instructions per unit (the idle loop's samples are clock jumps, not "
+              "instructions, and are left out). The samples are in guest time: the same run "
+              "gives the same sample counts in every topology whatever the host does, and "
+              "busy samples x period / the profiled run's units (sockperf's ReceivedMessages, "
+              "nkbench's datagrams) comes out a little above the rounds' count: the sampling's "
+              "own interrupts, the tools' start, and for RR the warm-up and cool-down round "
+              "trips sockperf leaves out of its valid duration. cpu-clock is an hrtimer "
+              "interrupt, not an NMI: a sample due while interrupts are off lands where they "
+              "are enabled again (finish_task_switch, the callers of spin_unlock_irqrestore, "
+              "net_rx_action), and a fixed period samples a loop of ~28,000 instructions at "
+              "few phases: in the RR profiles the TCP and scheduler functions move by "
+              "hundreds of instructions from topology to topology without a change in their "
+              "code path; the 64-byte UDP profiles, a shorter and simpler loop, show the "
+              "datapath's own functions.\n")
+    md.append("| topology | workload | busy samples | idle samples | busy samples x period / units "
               "| rounds' instr/unit | receive rounds |")
     md.append("|---|---|---|---|---|---|---|")
     for (t, w), syms in sorted(per.items(), key=lambda x: (x[0][1], TOPOS.index(x[0][0]))):
         a = prof.get((t, w), {})
-        n = sum(d["perf"][(t, w)]["syms"].values())
-        rec = fnum(a.get("record_ns"))
-        m = {"rr": "rr_instr", "udp": "udp_instr"}.get(w)
-        s = usumm.get((t, m)) if m else None
-        md.append(f"| {t} | {w} | {n} | {n * period / rec:.3f} | {sum(syms.values()):.0f} | "
-                  f"{s['median']:.0f} |" if rec and s else
-                  f"| {t} | {w} | {n} | - | {sum(syms.values()):.0f} | - |")
-        md[-1] += f" {a.get('softnet_processed', '-')} |"
+        n = sum(v for k, v in d["perf"][(t, w)]["syms"].items() if not IDLE_SYMS.match(k))
+        n_all = sum(d["perf"][(t, w)]["syms"].values())
+        md.append(f"| {t} | {w} | {n} | {n_all - n} | {a['raw_per']:.0f} | {sum(syms.values()):.0f} "
+                  f"| {a.get('softnet_processed', '-')} |")
     md.append("")
     for a, b in PAIRS:
         for w in ("rr", "udp"):
@@ -648,7 +663,7 @@ def profile_md(d, usumm, period, shift):
             delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
                            key=lambda x: -abs(x[0]))
             md.append(f"### {a} - {b}, {w}: {ta - tb:+.0f} instructions per unit "
-                      f"({ta:.0f} vs {tb:.0f} in the profiled runs)\n")
+                      f"({ta:.0f} vs {tb:.0f})\n")
             md.append(f"| function | {a} | {b} | delta |")
             md.append("|---|---|---|---|")
             for dv, x in delta[:25]:
