@@ -183,7 +183,7 @@ check-bisect: kernel
 	@scripts/check-bisect.sh
 
 # The project's whole test; the bench's smoke form (one short round, N=10,
-# ~75 s) keeps make bench from rotting.
+# ~2.5 min under icount) keeps make bench from rotting.
 test: check
 	@$(MAKE) --no-print-directory qemu-test
 	@$(MAKE) --no-print-directory bench BENCH=smoke
