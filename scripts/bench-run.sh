@@ -27,6 +27,9 @@
 # of instructions on that path; on BENCH_SMP (default 1) vCPUs, and
 # without tcp4 (see bench/README.md). BENCH_CLOCK=wall is the bench
 # before: the guest clock follows the host's, 2 vCPUs (SMP), tcp4 runs.
+# Under icount the guest also gets a fixed seed for its random numbers and
+# a fixed RTC date (run-qemu.sh GUEST_SEED=BENCH_SEED, default 1; random:
+# from the host), so that two runs take the same branches.
 # BENCH_UDP_DURATION (seconds of each 64-byte UDP run) and
 # BENCH_PROFILE_PERIOD (perf's cpu-clock period, ns) have defaults per
 # mode and clock.
@@ -80,10 +83,13 @@ done
 [ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
 [[ $UDP_DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_UDP_DURATION must be a number, not '$UDP_DURATION'"
 [[ $PROFILE_PERIOD =~ ^[0-9]*$ ]] || die "BENCH_PROFILE_PERIOD must be a number, not '$PROFILE_PERIOD'"
-icount="" smp=${SMP:-2}
+icount="" smp=${SMP:-2} seed=""
 if [ "$CLOCK" = icount ]; then
 	icount=${BENCH_ICOUNT_SHIFT:-0}
 	smp=${BENCH_SMP:-1}
+	# BENCH_SEED=random: the guest's random numbers from the host
+	seed=${BENCH_SEED:-1}
+	[ "$seed" != random ] || seed=""
 fi
 mkdir -p "$OUT"
 # The last run's per-unit table stays for the report's comparison of two
@@ -119,7 +125,7 @@ msg "bench $BENCH, clock $CLOCK${icount:+ (-icount shift=$icount)}, $smp vCPUs: 
 # its /init runs no test_progs and no guest test.
 INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir CONSOLE=$CONSOLE RESULT=$RAW \
 	BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot QUIET_KERNEL=1 TIMEOUT=$TIMEOUT \
-	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$icount SMP=$smp GUEST_TESTS='' RUN_TEST_PROGS=no "$TOP/scripts/run-qemu.sh"
+	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$icount GUEST_SEED=$seed SMP=$smp GUEST_TESTS='' RUN_TEST_PROGS=no "$TOP/scripts/run-qemu.sh"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
 	"$(nproc)" "$(($(date +%s) - t_run))" >"$OUT/host-load.txt"
