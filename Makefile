@@ -145,6 +145,7 @@ help:
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/, in NETKIT_CACHE/cut-netkit)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
+	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time)'
 	@echo
 	@echo 'Guest tests (selftests/guest/<name>.sh; each declares its areas in a "# area: ..." line):'
 	@scripts/select-tests.sh --list | sed 's/^/  /'
@@ -183,7 +184,7 @@ check-bisect: kernel
 	@scripts/check-bisect.sh
 
 # The project's whole test; the bench's smoke form (one short round, N=10,
-# ~75 s) keeps make bench from rotting.
+# ~2.5 min under icount) keeps make bench from rotting.
 test: check
 	@$(MAKE) --no-print-directory qemu-test
 	@$(MAKE) --no-print-directory bench BENCH=smoke
@@ -223,6 +224,8 @@ abi-report: apply
 # The datapath benchmark (issue 8): the kernel and guest helpers of the
 # pipeline, its own initramfs with iperf3/sockperf, results in BUILD/bench.
 BENCH ?= full
+BENCH_CLOCK ?= icount
+export BENCH_CLOCK
 .PHONY: bench
 bench: selftests
 	@scripts/install-deps.sh bench

@@ -18,10 +18,20 @@
 #   netkit-bpf     pod A -> pod B, two netkit pairs, program on each pair's
 #                  peer hook (netkit bpf link): bpf_redirect() to the other
 #                  pair's primary
+#   veth-phys      pod <-> "remote" over a stand-in physical device (a veth
+#                  pair whose far end is the remote host's NIC in a netns of
+#                  its own): out with bpf_redirect_neigh() at tcx ingress of
+#                  the pod's host-side veth, in with bpf_redirect_peer() at
+#                  tcx ingress of the physical device
+#   netkit-phys    the same with a netkit pair: out with bpf_redirect_neigh()
+#                  from the peer hook (the pod's own xmit), in with
+#                  bpf_redirect_peer() at tcx ingress of the physical device
 # Every device, lo included, has MTU 1500, so no topology gets a larger
 # MSS than another.
 # Workloads: tcp1 and tcp4 (iperf3 -J, 1 and 4 streams), rr (sockperf
-# ping-pong over TCP, round trip). tcp1 and rr run client and server on
+# ping-pong over TCP, round trip), udp (nkbench udp: one flow of UDP_SIZE-
+# byte datagrams, client to server, then server to client, sender and
+# receiver on vCPU 0, no datagram dropped). tcp1 and rr run client and server on
 # vCPU 0: under TCG a wakeup across vCPUs waits up to a guest tick (4 ms
 # at HZ=250), which would drown the datapath in emulator scheduling; on one
 # vCPU the whole path (sender, devices, stack, receiver) runs serially and
@@ -34,6 +44,10 @@
 #   NKBENCH result round=R topo=T wl=W ...    the tools' numbers
 #   NKBENCH error topo=T [wl=W round=R] what=...
 #   NKBENCH profile topo=T wl=W softnet_processed=N top=SYM:PCT,...
+# Under CLOCK=icount (QEMU -icount shift=ICOUNT,sleep=off) the guest clock
+# counts executed instructions: every interval the tools time is an
+# instruction count (2^ICOUNT ns each), and the result lines carry the
+# receive rounds (softnet processed) and CPU 0's idle ticks of the run.
 #   NKBENCH scale kind=K n=N ...              (printed by nkbench)
 #   NKBENCH done rc=RC failed=...
 # The tools' raw output goes to the second serial port, /dev/ttyS1 (the
@@ -42,7 +56,8 @@
 # Parameters come from /etc/nkbench/params: ROUNDS, DURATION (seconds per
 # stream run), OMIT (seconds iperf3 omits first), RR_DURATION, SCALE_N,
 # TOPOS, WORKLOADS, PROFILE (topologies to profile with perf after the
-# measured rounds), MODE.
+# measured rounds), MODE, CLOCK (icount or wall), ICOUNT (the shift),
+# UDP_DURATION, UDP_SIZE, PROFILE_PERIOD (perf's cpu-clock period in ns).
 
 # shellcheck source=/dev/null
 . /etc/nkbench/params
@@ -50,6 +65,8 @@
 : "${SCALE_N:=10 100 1000}" "${MODE:=full}"
 : "${TOPOS:=lo veth-pair netkit-pair veth-routed netkit-routed veth-bpf netkit-bpf}"
 : "${WORKLOADS:=tcp1 tcp4 rr}" "${PROFILE=}"
+: "${CLOCK:=wall}" "${ICOUNT:=}" "${UDP_DURATION:=1}" "${UDP_SIZE:=64}"
+: "${PROFILE_PERIOD:=}"
 
 B=/bench
 PIN=/sys/fs/bpf/nkbench
@@ -57,6 +74,8 @@ RAW=/dev/ttyS1
 OUT=/tmp/nkbench.out
 IPERF_PORT=5201
 SOCKPERF_PORT=11111
+UDP_PORT=12222
+UDP_WINDOW=32
 failed=""
 pids=""
 
@@ -99,17 +118,19 @@ devices() {
 forwarded() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $7 }' /proc/net/snmp; }
 
 # ---- topologies -------------------------------------------------------------
-# topo_ends TOPO: sets CLI (client netns, "-" = initial) SRV (server netns)
-# and ADDR (server address).
+# topo_ends TOPO: sets CLI (client netns, "-" = initial) SRV (server netns),
+# ADDR (server address) and CADDR (client address).
 topo_ends() {
 	case $1 in
-	lo) CLI=nb-lo SRV=nb-lo ADDR=127.0.0.1 ;;
-	veth-pair) CLI=- SRV=nb-vp ADDR=10.10.0.2 ;;
-	netkit-pair) CLI=- SRV=nb-np ADDR=10.11.0.2 ;;
-	veth-routed) CLI=nb-vra SRV=nb-vrb ADDR=10.20.2.2 ;;
-	netkit-routed) CLI=nb-nra SRV=nb-nrb ADDR=10.21.2.2 ;;
-	veth-bpf) CLI=nb-vba SRV=nb-vbb ADDR=10.30.2.2 ;;
-	netkit-bpf) CLI=nb-nba SRV=nb-nbb ADDR=10.31.2.2 ;;
+	lo) CLI=nb-lo SRV=nb-lo ADDR=127.0.0.1 CADDR=127.0.0.1 ;;
+	veth-pair) CLI=- SRV=nb-vp ADDR=10.10.0.2 CADDR=10.10.0.1 ;;
+	netkit-pair) CLI=- SRV=nb-np ADDR=10.11.0.2 CADDR=10.11.0.1 ;;
+	veth-routed) CLI=nb-vra SRV=nb-vrb ADDR=10.20.2.2 CADDR=10.20.1.2 ;;
+	netkit-routed) CLI=nb-nra SRV=nb-nrb ADDR=10.21.2.2 CADDR=10.21.1.2 ;;
+	veth-bpf) CLI=nb-vba SRV=nb-vbb ADDR=10.30.2.2 CADDR=10.30.1.2 ;;
+	netkit-bpf) CLI=nb-nba SRV=nb-nbb ADDR=10.31.2.2 CADDR=10.31.1.2 ;;
+	veth-phys) CLI=nb-vx SRV=nb-vxr ADDR=10.50.0.2 CADDR=10.50.1.2 ;;
+	netkit-phys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
 	*) return 1 ;;
 	esac
 }
@@ -200,6 +221,47 @@ setup_netkit_bpf() {
 		nkbench netkit-attach "$B/netkit_redirect.bpf.o" nbb-h nba-h "$PIN/nbb"
 }
 
+# phys_remote NS HOSTDEV REMDEV NET: the stand-in for the node's physical
+# device and the remote host behind it: a veth pair, HOSTDEV in the
+# initial namespace with NET.1/24, REMDEV in the remote's namespace NS with
+# NET.2/24; the remote routes the pods' NET's next /24 back via NET.1.
+phys_remote() {
+	netns "$1" &&
+		ip link add "$2" mtu 1500 type veth peer name "$3" mtu 1500 netns "$1" &&
+		ip link set "$2" up && ip -n "$1" link set "$3" up &&
+		ip addr add "$4.0.1/24" dev "$2" &&
+		ip -n "$1" addr add "$4.0.2/24" dev "$3" &&
+		ip -n "$1" route add "$4.1.0/24" via "$4.0.1"
+}
+
+# The pod (gateway a permanent neighbour with the host-side MAC, as in
+# veth-bpf) leaves through bpf_redirect_neigh() at tcx ingress of its
+# host-side veth; the remote's packets for it come in at tcx ingress of the
+# physical device, bpf_redirect_peer() into the pod's veth. The host has no
+# route to the pod: its stack only answers the remote's ARP.
+setup_veth_phys() {
+	mkdir -p "$PIN" &&
+		veth_pod nb-vx vx-h vx-p && phys_remote nb-vxr vxe-h vxe-r 10.50 &&
+		ip -n nb-vx addr add 10.50.1.2/32 dev vx-p &&
+		ip -n nb-vx route add 169.254.0.1/32 dev vx-p &&
+		ip -n nb-vx neigh add 169.254.0.1 lladdr "$(mac_of vx-h)" dev vx-p nud permanent &&
+		ip -n nb-vx route add default via 169.254.0.1 dev vx-p &&
+		nkbench tcx-attach "$B/redirect_neigh.bpf.o" vx-h vxe-h "$PIN/vx-out" &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" vxe-h vx-h "$PIN/vx-in"
+}
+
+# The pod leaves through bpf_redirect_neigh() from the peer hook, in its
+# own device's xmit; inbound as in veth-phys, bpf_redirect_peer() into the
+# netkit primary lands in its peer, the pod's device.
+setup_netkit_phys() {
+	mkdir -p "$PIN" &&
+		netkit_pod nb-nx nx-h nx-p && phys_remote nb-nxr nxe-h nxe-r 10.51 &&
+		ip -n nb-nx addr add 10.51.1.2/32 dev nx-p &&
+		ip -n nb-nx route add default dev nx-p &&
+		nkbench netkit-attach "$B/redirect_neigh.bpf.o" nx-h nxe-h "$PIN/nx-out" &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nxe-h nx-h "$PIN/nx-in"
+}
+
 # Servers: iperf3 and sockperf in the server namespace, bound to ADDR;
 # wait (bounded) until both listen.
 start_servers() {
@@ -231,6 +293,8 @@ setup_topo() {
 		netkit-routed) setup_netkit_routed ;;
 		veth-bpf) setup_veth_bpf ;;
 		netkit-bpf) setup_netkit_bpf ;;
+		veth-phys) setup_veth_phys ;;
+		netkit-phys) setup_netkit_phys ;;
 		esac >"$OUT" 2>&1; then
 		fail "$1" setup "$OUT"
 		return 1
@@ -255,6 +319,29 @@ setup_topo() {
 }
 
 # ---- workloads --------------------------------------------------------------
+# softnet: receive rounds the CPUs made so far (/proc/net/softnet_stat's
+# first column, softnet_data.processed: one per __netif_receive_skb_core()
+# pass, a bpf_redirect_peer()'s another_round included)
+softnet() {
+	sn=0
+	while read -r x _; do sn=$((sn + 0x$x)); done </proc/net/softnet_stat
+	echo $sn
+}
+
+# idle0: CPU 0's idle ticks so far (/proc/stat, USER_HZ); under icount an
+# idle CPU 0 would let the guest clock jump to the next timer
+idle0() { awk '$1 == "cpu0" { print $5 + $6; exit }' /proc/stat; }
+
+# mark: remember the counters before a measurement; marked: their deltas
+mark() {
+	f0=$(forwarded)
+	sn0=$(softnet)
+	id0=$(idle0)
+}
+marked() {
+	echo "host_fwd=$(($(forwarded) - f0)) softnet=$(($(softnet) - sn0)) idle_ticks=$(($(idle0) - id0))"
+}
+
 # json_num FILE SECTION KEY: the first "KEY" after "SECTION" in iperf3's
 # pretty-printed JSON
 json_num() {
@@ -269,7 +356,7 @@ stream() {
 	w=tcp$3
 	pin=""
 	[ "$3" -eq 1 ] && pin="-A 0,0"
-	f0=$(forwarded)
+	mark
 	rc=0
 	for attempt in 1 2; do
 		rc=0
@@ -282,6 +369,8 @@ stream() {
 		sleep 1
 	done
 	bps=$(json_num "$OUT" sum_received bits_per_second)
+	bytes=$(json_num "$OUT" sum_received bytes)
+	secs=$(json_num "$OUT" sum_received seconds)
 	retr=$(json_num "$OUT" sum_sent retransmits)
 	case $bps in
 	'' | 0 | 0.0 | *[!0-9.e+]*)
@@ -289,13 +378,14 @@ stream() {
 		return
 		;;
 	esac
-	echo "NKBENCH result round=$2 topo=$1 wl=$w bps=$bps retransmits=${retr:-NA} host_fwd=$(($(forwarded) - f0))"
+	echo "NKBENCH result round=$2 topo=$1 wl=$w bps=$bps bytes=${bytes:-NA} seconds=${secs:-NA}" \
+		"retransmits=${retr:-NA} $(marked)"
 }
 
 # rr TOPO ROUND
 rr() {
 	topo_ends "$1"
-	f0=$(forwarded)
+	mark
 	rc=0
 	in_ns "$CLI" timeout $((RR_DURATION + 30)) taskset 1 sockperf ping-pong --tcp -i "$ADDR" \
 		-p $SOCKPERF_PORT -t "$RR_DURATION" --full-rtt >"$OUT.esc" 2>&1 || rc=$?
@@ -313,7 +403,32 @@ rr() {
 		fail "$1" "sockperf rr round $2: rc=$rc, no result" "$OUT"
 		return
 	fi
-	echo "NKBENCH result round=$2 topo=$1 wl=rr runtime_s=$runtime recv_msgs=$recv avg_rtt_us=$avg p50_rtt_us=$p50 p99_rtt_us=$p99 host_fwd=$(($(forwarded) - f0))"
+	echo "NKBENCH result round=$2 topo=$1 wl=rr runtime_s=$runtime recv_msgs=$recv avg_rtt_us=$avg" \
+		"p50_rtt_us=$p50 p99_rtt_us=$p99 $(marked)"
+}
+
+# udp TOPO ROUND: UDP_SIZE-byte datagrams for UDP_DURATION seconds, client
+# to server (wl=udp), then server to client (wl=udp-rev)
+udp() {
+	topo_ends "$1"
+	for dir in udp udp-rev; do
+		if [ $dir = udp ]; then
+			set -- "$1" "$2" "$CLI" "$SRV" "$ADDR"
+		else
+			set -- "$1" "$2" "$SRV" "$CLI" "$CADDR"
+		fi
+		mark
+		rc=0
+		timeout $((${UDP_DURATION%.*} + 30)) nkbench udp "$3" "$4" "$5" $UDP_PORT "$UDP_SIZE" \
+			"$UDP_DURATION" $UDP_WINDOW >"$OUT" 2>&1 || rc=$?
+		raw "nkbench udp round=$2 topo=$1 wl=$dir rc=$rc" "$OUT"
+		line=$(grep '^NKBENCH udp ' "$OUT")
+		if [ $rc -ne 0 ] || [ -z "$line" ]; then
+			fail "$1" "nkbench $dir round $2: rc=$rc, no result" "$OUT"
+			continue
+		fi
+		echo "NKBENCH result round=$2 topo=$1 wl=$dir ${line#NKBENCH udp } size=$UDP_SIZE $(marked)"
+	done
 }
 
 # rotate K WORDS...: WORDS rotated left by K (run in $(...))
@@ -333,39 +448,49 @@ rotate() {
 }
 
 # ---- profile -----------------------------------------------------------------
-# softnet: packets the CPUs' backlogs processed so far (/proc/net/softnet_stat)
-softnet() {
-	sn=0
-	while read -r x _; do sn=$((sn + 0x$x)); done </proc/net/softnet_stat
-	echo $sn
-}
-
 # profile TOPO: where the guest's CPUs spend one run of each workload on
 # TOPO (perf record -a, cpu-clock sampling; TCG has no PMU).
 # Runs after the measured rounds, so it disturbs none of them; prints the
-# top symbols on the console and perf's report on the raw port.
+# top symbols on the console and perf's report (with sample counts) on the
+# raw port. Under CLOCK=icount the cpu-clock hrtimer runs on the guest
+# clock, so a sample falls every PROFILE_PERIOD instructions (2^ICOUNT ns
+# each): the report is an instruction profile; the workloads are rr and
+# udp (client to server), whose per-unit counts the rounds measured. The
+# line carries the samples and the guest ns perf record ran, whose ratio
+# shows the sampling is in guest time.
 profile() {
 	topo_ends "$1"
 	pre=""
 	[ "$CLI" = - ] || pre="ip netns exec $CLI"
-	for w in tcp1 tcp4 rr; do
+	wls="tcp1 tcp4 rr"
+	[ "$CLOCK" = icount ] && wls="rr udp"
+	ev="-F 997"
+	[ -n "$PROFILE_PERIOD" ] && ev="-c $PROFILE_PERIOD"
+	for w in $wls; do
 		case $w in
-		tcp1) cmd="iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 1 -A 0,0" ;;
-		tcp4) cmd="iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 4" ;;
-		rr) cmd="taskset 1 sockperf ping-pong --tcp -i $ADDR -p $SOCKPERF_PORT -t $RR_DURATION" ;;
+		tcp1) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 1 -A 0,0" ;;
+		tcp4) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 4" ;;
+		rr) cmd="$pre taskset 1 sockperf ping-pong --tcp -i $ADDR -p $SOCKPERF_PORT -t $RR_DURATION" ;;
+		udp) cmd="nkbench udp $CLI $SRV $ADDR $UDP_PORT $UDP_SIZE $UDP_DURATION $UDP_WINDOW" ;;
 		esac
 		s0=$(softnet)
 		rm -f /tmp/perf.data
+		pt0=$(nkbench now)
 		# shellcheck disable=SC2086 # command lines
-		if ! timeout $((DURATION + RR_DURATION + 60)) perf record -q -a -e cpu-clock -F 997 \
-			-o /tmp/perf.data -- $pre $cmd >"$OUT" 2>&1; then
+		if ! timeout $((DURATION + RR_DURATION + 60)) perf record -q -a -e cpu-clock $ev \
+			-o /tmp/perf.data -- $cmd >"$OUT" 2>&1; then
 			fail "$1" "perf record of $w failed" "$OUT"
 			continue
 		fi
+		pt1=$(nkbench now)
 		s1=$(softnet)
-		timeout 300 perf report -i /tmp/perf.data --stdio --no-children --sort sym \
-			--percent-limit 0.1 2>&1 | grep -v '^#' | grep -v '^ *$' >"$OUT.rep"
+		# the units the profiled run moved: round trips, datagrams
+		units=$(tr -d '\033' <"$OUT" | sed -n 's/.*ReceivedMessages=\([0-9]*\).*/\1/p; s/^NKBENCH udp packets=\([0-9]*\).*/\1/p' | tail -n 1)
+		timeout 600 perf report -i /tmp/perf.data --stdio --no-children --sort sym -n \
+			--percent-limit 0.01 2>&1 | grep -v '^ *$' >"$OUT.rep"
 		raw "perf topo=$1 wl=$w" "$OUT.rep"
+		# (perf's header rounds the total: the symbols' counts summed)
+		samples=$(awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$OUT.rep")
 		# The idle loop's share, and the busy symbols' shares of the busy
 		# time (the idle vCPU would dilute them).
 		top=$(awk '$1 ~ /%$/ { p = $1; sub(/%/, "", p); sym[++n] = $NF; pct[n] = p
@@ -374,7 +499,8 @@ profile() {
 				for (i = 1; i <= n && k < 12; i++) {
 					if (sym[i] ~ /^(__cpuidle_text_start|default_idle|native_safe_halt|cpu_idle_poll|poll_idle|mwait_idle|acpi_idle_do_entry|arch_cpu_idle)/) continue
 					printf "%s%s:%.1f", (k++ ? "," : ""), sym[i], 100 * pct[i] / (100 - idle) } }' "$OUT.rep")
-		echo "NKBENCH profile topo=$1 wl=$w softnet_processed=$((s1 - s0)) $top"
+		echo "NKBENCH profile topo=$1 wl=$w softnet_processed=$((s1 - s0)) samples=${samples:-NA}" \
+			"period=${PROFILE_PERIOD:-NA} record_ns=$((pt1 - pt0)) units=${units:-NA} $top"
 	done
 }
 
@@ -399,7 +525,7 @@ teardown() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	rm -rf "$PIN"
-	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h; do
+	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vx-h vxe-h nx-h nxe-h; do
 		[ -e "/sys/class/net/$d" ] && ip link del "$d"
 	done
 	for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
@@ -419,7 +545,9 @@ echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
 echo 1 >/proc/sys/net/core/bpf_jit_enable
 # shellcheck disable=SC2086 # word lists, joined with commas
-echo "NKBENCH start mode=$MODE rounds=$ROUNDS duration=$DURATION omit=$OMIT" \
+echo "NKBENCH start mode=$MODE clock=$CLOCK icount_shift=${ICOUNT:-none} rounds=$ROUNDS" \
+	"duration=$DURATION omit=$OMIT udp_duration=$UDP_DURATION udp_size=$UDP_SIZE" \
+	"profile_period=${PROFILE_PERIOD:-none}" \
 	"rr_duration=$RR_DURATION scale_n=$(echo $SCALE_N | tr ' ' ,)" \
 	"topos=$(echo $TOPOS | tr ' ' ,) workloads=$(echo $WORKLOADS | tr ' ' ,)" \
 	"cpus=$(nproc) jit=$(cat /proc/sys/net/core/bpf_jit_enable) kernel=$(uname -r)" \
@@ -446,6 +574,7 @@ while [ $r -le "$ROUNDS" ]; do
 			tcp1) stream "$t" $r 1 ;;
 			tcp4) stream "$t" $r 4 ;;
 			rr) rr "$t" $r ;;
+			udp) udp "$t" $r ;;
 			*) fail "$t" "unknown workload $wl" ;;
 			esac
 		done
@@ -456,6 +585,9 @@ done
 
 if [ -n "$PROFILE" ] && command -v perf >/dev/null; then
 	tp0=$(now)
+	# perf would lower its sample rate when the samples take more than
+	# 25 % of the time (under icount: of the instructions); keep the period
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 	for t in $PROFILE; do
 		case " $ready " in *" $t "*) profile "$t" ;; esac
 	done

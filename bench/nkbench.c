@@ -4,7 +4,10 @@
  *
  *   nkbench tc-attach OBJ DEV TARGET
  *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH
+ *   nkbench tcx-attach OBJ DEV TARGET PINPATH
  *   nkbench scale veth|netkit N OBJ
+ *   nkbench udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW
+ *   nkbench now
  *
  * tc-attach loads the tc program of OBJ with target_ifindex = TARGET's
  * ifindex and attaches it at the clsact ingress hook of DEV (direct
@@ -12,7 +15,10 @@
  * program of OBJ the same way and attaches it through a netkit bpf link on
  * the peer hook of the pair whose primary is PRIMARY (BPF_LINK_CREATE,
  * attach_type BPF_NETKIT_PEER, target the primary's ifindex), pinned at
- * PINPATH so that it outlives this process.
+ * PINPATH so that it outlives this process. tcx-attach attaches the
+ * program of OBJ through a tcx link at the ingress of DEV
+ * (BPF_TCX_INGRESS), pinned the same way. Both set the program's expected
+ * attach type before loading, so one tc program serves every hook.
  *
  * scale runs, in a netns of its own, one round of the scale curve: create
  * N pairs of the kind (both ends up, no addresses), load the program once
@@ -30,6 +36,26 @@
  * neither), left_* what is still allocated after deleting. The same
  * rtnetlink code creates both kinds, so only the kind differs.
  *
+ * udp measures one flow of SIZE-byte UDP datagrams from netns SRC_NS to
+ * ADDR:PORT in netns DST_NS (a name under /run/netns, "-" for the
+ * namespace nkbench runs in), sender and receiver pinned to CPU 0: it
+ * forks the receiver (bound to ADDR:PORT, blocking recv()), and the sender
+ * sends for SECONDS, never more than WINDOW datagrams ahead of what the
+ * receiver has read (a counter in shared memory; the sender sched_yield()s
+ * to the receiver while the window is full), so that no datagram is
+ * dropped and every one sent is a packet of the path. It then waits until
+ * the receiver has read all of them and prints
+ *
+ *   NKBENCH udp packets=N bytes=B elapsed_ns=T pps=P ns_per_packet=X
+ *               yields=Y
+ *
+ * with T from CLOCK_MONOTONIC around the run (under QEMU's -icount, guest
+ * time: 2^shift ns per executed guest instruction). Fails when a datagram
+ * goes missing (the receiver falls 1 s of guest time behind) or a
+ * datagram arrives with the wrong size.
+ *
+ * now prints CLOCK_MONOTONIC in ns (the shell's clocks have 10 ms).
+ *
  * Built by scripts/bench-build.sh against the patched tree's libbpf and
  * uapi headers; BPF objects are compiled there too.
  */
@@ -38,6 +64,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +73,11 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
@@ -229,7 +260,8 @@ static void read_obj(const char *path)
 }
 
 /* Open the object read by read_obj(), set target_ifindex, load it. */
-static struct bpf_object *load_obj(__u32 target, struct bpf_program **prog)
+static struct bpf_object *load_obj(__u32 target, struct bpf_program **prog,
+				   enum bpf_attach_type type)
 {
 	struct bpf_object *obj;
 	struct bpf_map *map;
@@ -243,12 +275,14 @@ static struct bpf_object *load_obj(__u32 target, struct bpf_program **prog)
 	if (!map || !bpf_map__initial_value(map, &sz) || sz != sizeof(target) ||
 	    bpf_map__set_initial_value(map, &target, sizeof(target)))
 		die("object has no 4-byte .rodata (target_ifindex)");
-	err = bpf_object__load(obj);
-	if (err)
-		die("bpf_object__load: %s", strerror(-err));
 	*prog = bpf_object__next_program(obj, NULL);
 	if (!*prog)
 		die("object has no program");
+	if (type && bpf_program__set_expected_attach_type(*prog, type))
+		die("cannot set the expected attach type");
+	err = bpf_object__load(obj);
+	if (err)
+		die("bpf_object__load: %s", strerror(-err));
 	return obj;
 }
 
@@ -312,6 +346,139 @@ static void write_file(const char *path, const char *s)
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* Enter the netns NAME under /run/netns ("-": stay). */
+static void enter_netns(const char *name)
+{
+	char path[256];
+	int fd;
+
+	if (!strcmp(name, "-"))
+		return;
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || setns(fd, CLONE_NEWNET))
+		die("netns %s: %s", name, strerror(errno));
+	close(fd);
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity: %s", strerror(errno));
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+struct udp_shared {
+	volatile long long rcvd;	/* datagrams the receiver read */
+	volatile int ready;		/* the receiver is bound */
+	volatile int bad;		/* datagrams of the wrong size */
+};
+
+static int cmd_udp(const char *src_ns, const char *dst_ns, const char *addr,
+		   int port, int size, double seconds, int window)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct udp_shared *sh;
+	long long sent = 0, yields = 0, t0, t1, end, wait0;
+	char buf[65536];
+	pid_t child;
+	int fd, st;
+
+	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+		die("udp: bad address %s", addr);
+	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+	memset(buf, 'x', sizeof(buf));
+	pin_cpu0();
+	child = fork();
+	if (child < 0)
+		die("fork: %s", strerror(errno));
+	if (!child) {
+		enter_netns(dst_ns);
+		fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			die("udp receiver on %s:%d: %s", addr, port, strerror(errno));
+		sh->ready = 1;
+		for (;;) {
+			ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+			if (n < 0)
+				die("udp recv: %s", strerror(errno));
+			if (n != size)
+				sh->bad++;
+			sh->rcvd++;
+		}
+	}
+	enter_netns(src_ns);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		die("udp sender to %s:%d: %s", addr, port, strerror(errno));
+	while (!sh->ready) {
+		if (waitpid(child, &st, WNOHANG) == child)
+			die("udp receiver exited");
+		sched_yield();
+	}
+	/* One datagram first, so that neighbour and route lookups are done. */
+	if (send(fd, buf, size, 0) != size)
+		die("udp send: %s", strerror(errno));
+	sent = 1;
+	wait0 = now_ns();
+	while (sh->rcvd < sent) {
+		if (now_ns() - wait0 > 1000000000LL)
+			die("udp: the first datagram did not arrive");
+		sched_yield();
+	}
+	sent = 0;
+	sh->rcvd = 0;
+	t0 = now_ns();
+	end = t0 + (long long)(seconds * 1e9);
+	while (now_ns() < end) {
+		wait0 = 0;
+		while (sent - sh->rcvd >= window) {
+			if (!wait0)
+				wait0 = now_ns();
+			else if (now_ns() - wait0 > 1000000000LL)
+				die("udp: %lld sent, %lld received: datagrams lost",
+				    sent, (long long)sh->rcvd);
+			sched_yield();
+			yields++;
+		}
+		if (send(fd, buf, size, 0) != size)
+			die("udp send: %s", strerror(errno));
+		sent++;
+	}
+	wait0 = now_ns();
+	while (sh->rcvd < sent) {
+		if (now_ns() - wait0 > 1000000000LL)
+			die("udp: %lld sent, %lld received: datagrams lost",
+			    sent, (long long)sh->rcvd);
+		sched_yield();
+		yields++;
+	}
+	t1 = now_ns();
+	kill(child, SIGKILL);
+	waitpid(child, &st, 0);
+	if (sh->bad)
+		die("udp: %d datagrams of the wrong size", sh->bad);
+	printf("NKBENCH udp packets=%lld bytes=%lld elapsed_ns=%lld pps=%.1f ns_per_packet=%.2f yields=%lld\n",
+	       sent, sent * size, t1 - t0, sent * 1e9 / (t1 - t0),
+	       (double)(t1 - t0) / sent, yields);
+	return 0;
+}
+
 static int cmd_scale(int netkit, int n)
 {
 	struct bpf_link **links = calloc(n, sizeof(*links));
@@ -356,7 +523,7 @@ static int cmd_scale(int netkit, int n)
 	 * attachment, not the verifier's work. It never runs here (no
 	 * traffic); its target is the last pair's second device. */
 	t0 = now_ms();
-	obj = load_obj(second[n - 1], &prog);
+	obj = load_obj(second[n - 1], &prog, netkit ? BPF_NETKIT_PEER : 0);
 	t_load = now_ms() - t0;
 	read_mem(&ml);
 
@@ -405,7 +572,11 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s tc-attach OBJ DEV TARGET\n"
 		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH\n"
-		"       %s scale veth|netkit N OBJ\n", prog, prog, prog);
+		"       %s tcx-attach OBJ DEV TARGET PINPATH\n"
+		"       %s scale veth|netkit N OBJ\n"
+		"       %s udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW\n"
+		"       %s now\n",
+		prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -418,18 +589,26 @@ int main(int argc, char **argv)
 	libbpf_set_print(libbpf_print);
 	if (argc == 5 && !strcmp(argv[1], "tc-attach")) {
 		read_obj(argv[2]);
-		load_obj(ifindex_of(argv[4]), &prog);
+		load_obj(ifindex_of(argv[4]), &prog, 0);
 		err = tc_attach(prog, ifindex_of(argv[3]));
 		if (err)
 			die("tc attach on %s: %s", argv[3], strerror(-err));
 		return 0;
 	}
-	if (argc == 6 && !strcmp(argv[1], "netkit-attach")) {
+	if (argc == 6 && (!strcmp(argv[1], "netkit-attach") ||
+			  !strcmp(argv[1], "tcx-attach"))) {
+		int netkit = !strcmp(argv[1], "netkit-attach");
+
 		read_obj(argv[2]);
-		load_obj(ifindex_of(argv[4]), &prog);
-		link = bpf_program__attach_netkit(prog, ifindex_of(argv[3]), NULL);
+		load_obj(ifindex_of(argv[4]), &prog,
+			 netkit ? BPF_NETKIT_PEER : BPF_TCX_INGRESS);
+		if (netkit)
+			link = bpf_program__attach_netkit(prog, ifindex_of(argv[3]), NULL);
+		else
+			link = bpf_program__attach_tcx(prog, ifindex_of(argv[3]), NULL);
 		if (!link)
-			die("netkit link on %s: %s", argv[3], strerror(errno));
+			die("%s link on %s: %s", netkit ? "netkit" : "tcx", argv[3],
+			    strerror(errno));
 		err = bpf_link__pin(link, argv[5]);
 		if (err)
 			die("pin %s: %s", argv[5], strerror(-err));
@@ -443,6 +622,19 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		read_obj(argv[4]);
 		return cmd_scale(!strcmp(argv[2], "netkit"), n);
+	}
+	if (argc == 2 && !strcmp(argv[1], "now")) {
+		printf("%lld\n", now_ns());
+		return 0;
+	}
+	if (argc == 9 && !strcmp(argv[1], "udp")) {
+		int port = atoi(argv[5]), size = atoi(argv[6]), window = atoi(argv[8]);
+		double seconds = atof(argv[7]);
+
+		if (port <= 0 || port > 65535 || size < 1 || size > 65507 ||
+		    seconds <= 0 || window < 1)
+			usage(argv[0]);
+		return cmd_udp(argv[2], argv[3], argv[4], port, size, seconds, window);
 	}
 	usage(argv[0]);
 	return 2;

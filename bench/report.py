@@ -15,6 +15,14 @@ OUTDIR:
     bench-summary.csv  median/min/max per topology, workload and metric
     bench-ratios.csv   the ratios
     bench-scale.csv    the scale curve
+    bench-units.csv    under -icount: instructions per unit (RR round trip,
+                       UDP datagram each way, stream byte) and receive
+                       rounds per unit, per topology (median of the rounds);
+                       bench/../MODE-previous/bench-units.csv is the run
+                       before, compared cell by cell in bench.md
+    bench-profile.csv  under -icount: instructions per unit per function
+                       of the profiled runs (perf cpu-clock samples x
+                       period / units)
     bench.png/.svg     the chart (gnuplot; bench.gp and the .dat files in
                        OUTDIR/chart)
 
@@ -34,9 +42,24 @@ import subprocess
 import sys
 
 TOPOS = ["lo", "veth-pair", "netkit-pair", "veth-routed", "netkit-routed",
-         "veth-bpf", "netkit-bpf"]
+         "veth-bpf", "netkit-bpf", "veth-phys", "netkit-phys"]
 PAIRS = [("netkit-pair", "veth-pair"), ("netkit-routed", "veth-routed"),
-         ("netkit-bpf", "veth-bpf")]
+         ("netkit-bpf", "veth-bpf"), ("netkit-phys", "veth-phys")]
+# The path and hooks of each topology, for the instruction table.
+PATHS = {
+    "lo": "loopback xmit, backlog",
+    "veth-pair": "veth xmit, backlog, peer's stack",
+    "netkit-pair": "netkit xmit (no program, pass), backlog, peer's stack",
+    "veth-routed": "veth, backlog, host ip_forward, veth, backlog",
+    "netkit-routed": "netkit, backlog, host ip_forward, netkit, backlog",
+    "veth-bpf": "veth xmit, backlog, clsact ingress of the host veth: bpf_redirect_peer() into pod B",
+    "netkit-bpf": "netkit peer xmit: program (peer hook) bpf_redirect() to B's primary, "
+                  "dev_queue_xmit, netkit xmit, backlog",
+    "veth-phys": "out: veth xmit, backlog, tcx ingress of the host veth: bpf_redirect_neigh() "
+                 "to phys; in: phys backlog, tcx ingress: bpf_redirect_peer() into the pod",
+    "netkit-phys": "out: netkit peer xmit: program (peer hook) bpf_redirect_neigh() to phys; "
+                   "in: phys backlog, tcx ingress: bpf_redirect_peer() into the pod",
+}
 # metric: (label, unit, workload, better)
 METRICS = {
     "tcp1_gbps": ("TCP stream, 1 stream", "Gbit/s", "tcp1", "higher"),
@@ -44,6 +67,20 @@ METRICS = {
     "rr_tps": ("TCP_RR transactions", "1/s", "rr", "higher"),
     "rr_p50_us": ("TCP_RR RTT p50", "us", "rr", "lower"),
     "rr_p99_us": ("TCP_RR RTT p99", "us", "rr", "lower"),
+    "udp_pps": ("UDP 64 B, client to server", "packets/s", "udp", "higher"),
+    "udprev_pps": ("UDP 64 B, server to client", "packets/s", "udp", "higher"),
+}
+# Under -icount: what one unit costs, from the tools' own counts and the
+# guest clock (2^shift ns per instruction).
+# metric: (label, unit, workload, unit count)
+UNITS = {
+    "rr_instr": ("RR", "instructions per round trip", "rr"),
+    "udp_instr": ("UDP 64 B out", "instructions per packet", "udp"),
+    "udprev_instr": ("UDP 64 B in", "instructions per packet", "udp"),
+    "tcp1_instr": ("stream", "instructions per byte", "tcp1"),
+    "rr_softnet": ("RR", "receive rounds per round trip", "rr"),
+    "udp_softnet": ("UDP out", "receive rounds per packet", "udp"),
+    "udprev_softnet": ("UDP in", "receive rounds per packet", "udp"),
 }
 # What differs between the topologies: the devices' xmit, tc, the BPF
 # programs and redirects, the backlog hop, loopback, forwarding.
@@ -100,18 +137,46 @@ def parse(console_path, raw_path):
         elif word == "result":
             r, t, w = int(a["round"]), a["topo"], a["wl"]
             vals = {}
+            # guest ns per instruction: 2^shift (icount only)
+            shift = d["start"].get("icount_shift", "none")
+            ins = 2 ** int(shift) if shift.isdigit() else None
+            sn = fnum(a.get("softnet"))
+            key = w.replace("-", "")
             if w in ("tcp1", "tcp4"):
                 bps = fnum(a.get("bps"))
                 if bps is not None:
                     vals[f"{w}_gbps"] = bps / 1e9
+                by, sec = fnum(a.get("bytes")), fnum(a.get("seconds"))
+                if ins and by and sec:
+                    vals[f"{w}_instr"] = sec * 1e9 / ins / by
                 vals[f"{w}_retransmits"] = fnum(a.get("retransmits"))
             elif w == "rr":
                 rt, n = fnum(a.get("runtime_s")), fnum(a.get("recv_msgs"))
-                if rt and n is not None:
+                if rt and n:
                     vals["rr_tps"] = n / rt
+                    if ins:
+                        vals["rr_instr"] = rt * 1e9 / ins / n
+                    # the counters span the whole sockperf run, warm-up
+                    # included; per round trip of the valid duration
+                    if sn is not None:
+                        vals["rr_softnet"] = sn / n
+                avg = fnum(a.get("avg_rtt_us"))
+                if rt and n and avg:
+                    # the share of the valid duration the round trips
+                    # fill: an idle jump of the clock would leave a gap
+                    vals["rr_fill"] = avg * 1e-6 * n / rt
                 vals["rr_p50_us"] = fnum(a.get("p50_rtt_us"))
                 vals["rr_p99_us"] = fnum(a.get("p99_rtt_us"))
-            vals[f"{w}_host_fwd"] = fnum(a.get("host_fwd"))
+            elif w in ("udp", "udp-rev"):
+                pk, ns = fnum(a.get("packets")), fnum(a.get("elapsed_ns"))
+                if pk and ns:
+                    vals[f"{key}_pps"] = pk * 1e9 / ns
+                    if ins:
+                        vals[f"{key}_instr"] = ns / ins / pk
+                    if sn is not None:
+                        vals[f"{key}_softnet"] = sn / pk
+            vals[f"{key}_host_fwd"] = fnum(a.get("host_fwd"))
+            vals[f"{key}_idle_ticks"] = fnum(a.get("idle_ticks"))
             d["rounds"].setdefault((t, r), {}).update(
                 {k: v for k, v in vals.items() if v is not None})
         elif word == "error":
@@ -137,14 +202,16 @@ def parse(console_path, raw_path):
                 m = re.match(r"=== perf topo=(\S+) wl=(\S+)", ln)
                 if m:
                     block = d["perf"].setdefault((m.group(1), m.group(2)),
-                                                 {"idle": 0.0, "datapath": 0.0})
+                                                 {"idle": 0.0, "datapath": 0.0, "syms": {}})
                     continue
                 if ln.startswith("=== "):
                     block = None
                     continue
-                m = re.match(r"([0-9.]+)%\s+\[.\]\s+(\S+)", ln)
+                m = re.match(r"([0-9.]+)%\s+(?:(\d+)\s+)?\[.\]\s+(\S+)", ln)
                 if block is not None and m:
-                    pct, sym = float(m.group(1)), m.group(2)
+                    pct, sym = float(m.group(1)), m.group(3)
+                    if m.group(2) is not None:
+                        block["syms"][sym] = block["syms"].get(sym, 0) + int(m.group(2))
                     if IDLE_SYMS.match(sym):
                         block["idle"] += pct
                     elif DATAPATH_SYMS.match(sym):
@@ -152,10 +219,10 @@ def parse(console_path, raw_path):
     return d
 
 
-def summarize(d, topos, rounds):
+def summarize(d, topos, rounds, metrics=METRICS):
     out = {}
     for t in topos:
-        for m in METRICS:
+        for m in metrics:
             vals = [d["rounds"].get((t, r), {}).get(m) for r in range(1, rounds + 1)]
             vals = [v for v in vals if v is not None]
             if vals:
@@ -279,6 +346,35 @@ def expectations(summ, rats, srows):
     return checks
 
 
+def expectations_icount(us):
+    """The issue's expectations in instructions per unit."""
+    def med(t, m):
+        s = us.get((t, m))
+        return s["median"] if s else None
+
+    checks = []
+    for m, label in (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out")):
+        a, b = med("netkit-phys", m), med("veth-phys", m)
+        checks.append((f"netkit-phys (bpf_redirect_neigh out) <= 0.9x veth-phys, {label}",
+                       a is not None and b is not None and a <= 0.9 * b,
+                       f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"))
+    a, b = med("netkit-phys", "udprev_instr"), med("veth-phys", "udprev_instr")
+    checks.append(("netkit-phys inbound (bpf_redirect_peer) <= veth-phys, per 64 B packet in",
+                   a is not None and b is not None and a <= b,
+                   f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"))
+    for m, label in (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet")):
+        lo, n, v = med("lo", m), med("netkit-pair", m), med("veth-pair", m)
+        ok = None not in (lo, n, v) and (n - lo) <= 0.8 * (v - lo)
+        checks.append((f"netkit-pair adds <= 0.8x what veth-pair adds over lo, {label}", ok,
+                       f"{n - lo:+.0f} vs {v - lo:+.0f} ({(n - lo) / (v - lo):.3f}x)"
+                       if None not in (lo, n, v) and v != lo else "-"))
+    for m, label in (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet")):
+        a, b = med("netkit-bpf", m), med("veth-bpf", m)
+        checks.append((f"netkit-bpf <= veth-bpf, {label}", a is not None and b is not None and a <= b,
+                       f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"))
+    return checks
+
+
 def chart(outdir, summ, srows, topos):
     """The chart; a panel without data is left empty (multiplot next)."""
     def has(metrics):
@@ -315,8 +411,10 @@ def chart(outdir, summ, srows, topos):
     gp = os.path.join(cdir, "bench.gp")
     tput = """set title "TCP stream throughput"
 set ylabel "Gbit/s"
-plot 'tput.dat' using 2:3:4:xtic(1) title '1 stream', '' using 5:6:7 title '4 streams'
-"""
+plot """ + ", ".join(
+        x for x, m in (("'tput.dat' using 2:3:4:xtic(1) title '1 stream'", "tcp1_gbps"),
+                       ("'tput.dat' using 5:6:7:xtic(1) title '4 streams'", "tcp4_gbps"))
+        if has((m,))) + "\n"
     rr = """set title "TCP request/response"
 set ylabel "transactions/s"
 plot 'rr.dat' using 2:3:4:xtic(1) title 'sockperf ping-pong'
@@ -388,6 +486,194 @@ set xtics rotate by -30 nomirror
     return None
 
 
+def read_units(path):
+    """{(topology, metric): value} of a bench-units.csv, {} without one."""
+    try:
+        with open(path, newline="") as f:
+            return {(r["topology"], r["metric"]): float(r["value"]) for r in csv.DictReader(f)}
+    except (OSError, KeyError, ValueError):
+        return {}
+
+
+def units_md(d, usumm, topos, outdir, mode):
+    """The instruction table, the comparison with the run before, the
+    receive rounds; returns (markdown lines, rows for bench-units.csv,
+    the largest difference to the run before or None)."""
+    md, rows = [], []
+    shift = d["start"].get("icount_shift", "0")
+    md.append("## Instructions per unit (QEMU -icount, guest clock = instructions)\n")
+    md.append(f"QEMU ran the guest with `-icount shift={shift},sleep=off,align=off`: the guest "
+              f"clock advances 2^{shift} ns per executed guest instruction and never with host "
+              "time, so an interval the guest's tools time is an instruction count: "
+              f"instructions per unit = guest ns x 2^-{shift} / count, with the guest ns and the "
+              "count from the tools: RR = sockperf's valid-duration RunTime / ReceivedMessages "
+              "(one round trip each, client and server on vCPU 0); UDP = nkbench udp's "
+              "CLOCK_MONOTONIC interval / datagrams (64 B, one flow, sender and receiver on "
+              "vCPU 0, none lost; out = client to server, in = server to client); stream = "
+              "iperf3's sum_received seconds / bytes (1 stream, both ends on vCPU 0). Every "
+              "instruction the guest executes in the interval counts (applications, stack, "
+              "scheduler, timer ticks): \"over lo\" subtracts the same workload over loopback, "
+              "the limit a device pair that cost nothing would reach. Median of the rounds.\n")
+    cols = [("rr_instr", "RR instr/round trip"), ("udp_instr", "UDP out instr/packet"),
+            ("udprev_instr", "UDP in instr/packet"), ("tcp1_instr", "stream instr/byte")]
+    hdr = "| topology | " + " | ".join(f"{c} | over lo" for _, c in cols) + " | UDP out pps (guest) |"
+    md.append(hdr)
+    md.append("|---" * (2 * len(cols) + 2) + "|")
+    for t in topos:
+        cells = []
+        for m, _ in cols:
+            s = usumm.get((t, m))
+            lo = usumm.get(("lo", m))
+            if not s:
+                cells += ["-", "-"]
+                continue
+            digits = 4 if m == "tcp1_instr" else 1
+            cells.append(f"{s['median']:.{digits}f}")
+            cells.append("0" if t == "lo" else
+                         (f"{s['median'] - lo['median']:+.{digits}f}" if lo else "-"))
+        pps = usumm.get((t, "udp_pps"))
+        cells.append(f"{pps['median']:,.0f}" if pps else "-")
+        md.append(f"| {t} | " + " | ".join(cells) + " |")
+    md.append("")
+    md.append("Receive rounds (softnet `processed`, one per `__netif_receive_skb_core()` pass: "
+              "a backlog round, and again for each `bpf_redirect_peer()` another_round) per unit, "
+              "next to the path and hooks:\n")
+    md.append("| topology | path and hooks | rounds per RR round trip | per UDP packet out "
+              "| per UDP packet in |")
+    md.append("|---|---|---|---|---|")
+    for t in topos:
+        cells = [PATHS.get(t, "?")]
+        for m in ("rr_softnet", "udp_softnet", "udprev_softnet"):
+            s = usumm.get((t, m))
+            cells.append(f"{s['median']:.2f}" if s else "-")
+        md.append(f"| {t} | " + " | ".join(cells) + " |")
+    md.append("")
+    for (t, m), s in sorted(usumm.items(), key=lambda x: (TOPOS.index(x[0][0]), x[0][1])):
+        if m in UNITS or m.endswith("_pps"):
+            rows.append({"topology": t, "metric": m, "value": s["median"], "min": s["min"],
+                         "max": s["max"], "rounds": s["n"]})
+    # Within this run: the rounds' spread.
+    spread = [(100 * (s["max"] - s["min"]) / s["median"], t, m) for (t, m), s in usumm.items()
+              if m in cols_keys(cols) and s["n"] > 1 and s["median"]]
+    if spread:
+        w = max(spread)
+        md.append(f"Largest spread between the rounds of this run: {w[0]:.3f} % ({w[1]}, {w[2]}).\n")
+    prev_dir = os.path.join(os.path.dirname(outdir), f"{mode}-previous")
+    prev = read_units(os.path.join(prev_dir, "bench-units.csv"))
+    worst = None
+    if prev:
+        pstart = ""
+        try:
+            with open(os.path.join(prev_dir, "start.txt")) as f:
+                pstart = f.read().strip()
+        except OSError:
+            pass
+        pa = kv(pstart)
+        md.append("### Two consecutive runs\n")
+        md.append(f"Run 1: the run before (kernel {pa.get('kernel', '?')}, clock "
+                  f"{pa.get('clock', '?')}, shift {pa.get('icount_shift', '?')}"
+                  f"{host_load(prev_dir)}); run 2: this run{host_load(outdir)}. "
+                  "Difference = (run 2 - run 1) / run 1.\n")
+        md.append("| topology | " + " | ".join(f"{c}: run 1 | run 2 | diff %" for _, c in cols) + " |")
+        md.append("|---" * (3 * len(cols) + 1) + "|")
+        for t in topos:
+            cells = []
+            for m, _ in cols:
+                a, s = prev.get((t, m)), usumm.get((t, m))
+                if a is None or not s:
+                    cells += ["-" if a is None else f"{a:.4g}", "-" if not s else f"{s['median']:.4g}", "-"]
+                    continue
+                diff = 100 * (s["median"] - a) / a
+                if worst is None or abs(diff) > abs(worst[0]):
+                    worst = (diff, t, m)
+                cells += [f"{a:.6g}", f"{s['median']:.6g}", f"{diff:+.3f}"]
+            md.append(f"| {t} | " + " | ".join(cells) + " |")
+        md.append("")
+        if worst:
+            md.append(f"**Largest cell-to-cell difference between the two runs: {abs(worst[0]):.3f} %** "
+                      f"({worst[1]}, {worst[2]}); {'within' if abs(worst[0]) <= 1 else 'NOT within'} 1 %.\n")
+    return md, rows, worst
+
+
+def cols_keys(cols):
+    return {m for m, _ in cols}
+
+
+def profile_md(d, usumm, period, shift):
+    """Per-function instructions per unit of the profiled runs, and the
+    netkit - veth deltas. Returns (markdown lines, csv rows)."""
+    md, rows = [], []
+    prof = {(a.get("topo"), a.get("wl")): a for a in d["profile"]}
+    per = {}
+    for (t, w), blk in d["perf"].items():
+        a = prof.get((t, w), {})
+        units = fnum(a.get("units"))
+        if not blk.get("syms") or not units or not period:
+            continue
+        # the idle loop's samples are clock jumps, not instructions
+        busy = {sym: n for sym, n in blk["syms"].items() if not IDLE_SYMS.match(sym)}
+        total = sum(busy.values())
+        m = {"rr": "rr_instr", "udp": "udp_instr"}.get(w)
+        meas = usumm.get((t, m)) if m else None
+        if not total or not meas:
+            continue
+        # a function's share of the busy samples x the rounds' count
+        per[(t, w)] = {sym: n / total * meas["median"] for sym, n in busy.items()}
+        raw_per = total * period / 2 ** shift / units
+        prof.setdefault((t, w), {})["raw_per"] = raw_per
+        for sym, v in per[(t, w)].items():
+            rows.append({"topology": t, "workload": w, "symbol": sym,
+                         "samples": blk["syms"][sym], "instr_per_unit": v})
+    if not per:
+        return md, rows
+    md.append("## Instruction profile: per function, per unit (perf cpu-clock under -icount)\n")
+    md.append(f"perf samples cpu-clock every {period:g} ns of guest time, under -icount every "
+              f"{period / 2 ** shift:g} instructions, one unmeasured run of the workload after "
+              "the rounds. A function's instructions per unit = its share of the busy samples x "
+              "the rounds' instructions per unit (the idle loop's samples are clock jumps, not "
+              "instructions, and are left out). The samples are in guest time: the same run "
+              "gives the same sample counts in every topology whatever the host does, and "
+              "busy samples x period / the profiled run's units (sockperf's ReceivedMessages, "
+              "nkbench's datagrams) comes out a little above the rounds' count: the sampling's "
+              "own interrupts, the tools' start, and for RR the warm-up and cool-down round "
+              "trips sockperf leaves out of its valid duration. cpu-clock is an hrtimer "
+              "interrupt, not an NMI: a sample due while interrupts are off lands where they "
+              "are enabled again (finish_task_switch, the callers of spin_unlock_irqrestore, "
+              "net_rx_action), and a fixed period samples a loop of ~28,000 instructions at "
+              "few phases: in the RR profiles the TCP and scheduler functions move by "
+              "hundreds of instructions from topology to topology without a change in their "
+              "code path; the 64-byte UDP profiles, a shorter and simpler loop, show the "
+              "datapath's own functions.\n")
+    md.append("| topology | workload | busy samples | idle samples | busy samples x period / units "
+              "| rounds' instr/unit | receive rounds |")
+    md.append("|---|---|---|---|---|---|---|")
+    for (t, w), syms in sorted(per.items(), key=lambda x: (x[0][1], TOPOS.index(x[0][0]))):
+        a = prof.get((t, w), {})
+        n = sum(v for k, v in d["perf"][(t, w)]["syms"].items() if not IDLE_SYMS.match(k))
+        n_all = sum(d["perf"][(t, w)]["syms"].values())
+        md.append(f"| {t} | {w} | {n} | {n_all - n} | {a['raw_per']:.0f} | {sum(syms.values()):.0f} "
+                  f"| {a.get('softnet_processed', '-')} |")
+    md.append("")
+    for a, b in PAIRS:
+        for w in ("rr", "udp"):
+            if (a, w) not in per or (b, w) not in per:
+                continue
+            pa, pb = per[(a, w)], per[(b, w)]
+            ta, tb = sum(pa.values()), sum(pb.values())
+            delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
+                           key=lambda x: -abs(x[0]))
+            md.append(f"### {a} - {b}, {w}: {ta - tb:+.0f} instructions per unit "
+                      f"({ta:.0f} vs {tb:.0f})\n")
+            md.append(f"| function | {a} | {b} | delta |")
+            md.append("|---|---|---|---|")
+            for dv, x in delta[:25]:
+                md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
+            rest = sum(dv for dv, _ in delta[25:])
+            md.append(f"| (the other {max(len(delta) - 25, 0)} functions) | | | {rest:+.1f} |")
+            md.append("")
+    return md, rows
+
+
 def main():
     console, raw, outdir = sys.argv[1:4]
     outdir = os.path.abspath(outdir)
@@ -402,6 +688,8 @@ def main():
     topos = [t for t in TOPOS if t in asked]
     workloads = [w for w in start.get("workloads", "").split(",") if w]
     summ = summarize(d, topos, rounds)
+    icount = start.get("clock") == "icount"
+    usumm = summarize(d, topos, rounds, list(UNITS) + ["udp_pps", "udprev_pps"]) if icount else {}
     rats = ratios(d, summ, rounds)
     srows = scale_rows(d)
 
@@ -470,8 +758,53 @@ def main():
               f"sockperf ping-pong {start.get('rr_duration', '?')} s; 1-stream and "
               "request/response runs with client and server on vCPU 0, 4 streams on both; "
               f"guest clocksource {start.get('clocksource', '?')}; guest run "
-              f"{d['done'].get('elapsed_s', '?') if d['done'] else '?'} s{host_load(outdir)}. "
-              "Absolute numbers under TCG mean little: the ratios are the result.\n")
+              f"{d['done'].get('elapsed_s', '?') if d['done'] else '?'} s{host_load(outdir)}; "
+              f"clock {start.get('clock', 'wall')}"
+              f"{', -icount shift=' + start['icount_shift'] if icount else ''}; "
+              f"UDP {start.get('udp_size', '?')} B for {start.get('udp_duration', '?')} s. " +
+              ("Under -icount the guest clock counts instructions: the instruction table is the result; "
+               "the rates below are per second of that clock." if start.get("clock") == "icount" else
+               "Absolute numbers under TCG mean little: the ratios are the result.") + "\n")
+    worst = None
+    if icount:
+        umd, urows, worst = units_md(d, usumm, topos, outdir, start.get("mode", "full"))
+        md.extend(umd)
+        write_csv(os.path.join(outdir, "bench-units.csv"), urows,
+                  ["topology", "metric", "value", "min", "max", "rounds"])
+        # An idle vCPU lets the clock jump to the next timer: time without
+        # instructions. nkbench udp and iperf3 time exactly the interval
+        # the counters span: CPU 0's idle ticks there must be 0. sockperf
+        # sleeps before and after its valid duration (the same in every
+        # topology): there the round trips must fill the valid duration.
+        idle = {t: sum(v for (tt, _), vals in d["rounds"].items() if tt == t
+                       for k, v in vals.items()
+                       if k in ("tcp1_idle_ticks", "udp_idle_ticks", "udprev_idle_ticks") and v)
+                for t in topos}
+        rr_idle = sorted({int(vals["rr_idle_ticks"]) for (tt, _), vals in d["rounds"].items()
+                          if vals.get("rr_idle_ticks") is not None})
+        fills = [vals["rr_fill"] for vals in d["rounds"].values() if vals.get("rr_fill")]
+        busy = [t for t, v in idle.items() if v]
+        md.append("CPU 0's idle ticks (USER_HZ) during the stream and UDP measurements (under "
+                  "-icount an idle vCPU lets the clock jump to the next timer, time without "
+                  "instructions; must be 0): " +
+                  ", ".join(f"{t} {int(v)}" for t, v in idle.items()) + ". "
+                  f"Around the RR runs (sockperf's sleeps outside its valid duration): "
+                  f"{', '.join(map(str, rr_idle)) or '-'} ticks; within its valid duration the "
+                  "round trips (avg RTT x ReceivedMessages) fill "
+                  + (f"{100 * min(fills):.2f}..{100 * max(fills):.2f} %" if fills else "-") +
+                  " of the RunTime.\n")
+        if busy:
+            problems.append("CPU 0 idled during the measurements of " + ", ".join(busy) +
+                            ": those counts are not instructions only")
+        if fills and min(fills) < 0.98:
+            problems.append(f"the RR round trips fill only {100 * min(fills):.2f} % of sockperf's "
+                            "valid duration: the clock jumped")
+        pmd, prows = profile_md(d, usumm, fnum(start.get("profile_period")) or 0,
+                                int(start.get("icount_shift", "0") or 0))
+        md.extend(pmd)
+        if prows:
+            write_csv(os.path.join(outdir, "bench-profile.csv"), prows,
+                      ["topology", "workload", "symbol", "samples", "instr_per_unit"])
     md.append("## Throughput and latency (median, min, max over the rounds)\n")
     hdr = "| topology | " + " | ".join(f"{METRICS[m][0]} ({METRICS[m][1]})" for m in METRICS) + " |"
     md.append(hdr)
@@ -530,7 +863,8 @@ def main():
                 cells.append(f"{nk / ve:.3f}" if ve else "-")
             md.append(f"| ratio | {n} | " + " | ".join(cells) + " |")
         md.append("")
-    checks = expectations(summ, rats, srows) if summ else []
+    checks = (expectations_icount(usumm) if icount else
+              expectations(summ, rats, srows) if summ else [])
     if checks:
         md.append("## Expectations of the issue\n")
         md.append("| expectation | measured | |")
@@ -539,7 +873,7 @@ def main():
             md.append(f"| {what} | {measured} | {'met' if ok else '**not met**'} |")
         md.append("")
     fwd = {t: sum(d["rounds"].get((t, r), {}).get(f"{w}_host_fwd", 0) or 0
-                  for r in range(1, rounds + 1) for w in ("tcp1", "tcp4", "rr"))
+                  for r in range(1, rounds + 1) for w in ("tcp1", "tcp4", "rr", "udp", "udprev"))
            for t in topos}
     md.append("Datagrams the host's IPv4 stack forwarded during the measurements "
               "(the BPF topologies must show 0): " +

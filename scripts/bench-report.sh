@@ -26,6 +26,8 @@ echo
 msg "tables:    $BENCH_DIR/bench.md"
 msg "CSV:       $BENCH_DIR/bench-summary.csv $BENCH_DIR/bench-ratios.csv"
 msg "           $BENCH_DIR/bench-scale.csv $BENCH_DIR/bench-rounds.csv"
+[ ! -f "$BENCH_DIR/bench-units.csv" ] || msg "instructions per unit: $BENCH_DIR/bench-units.csv"
+[ ! -f "$BENCH_DIR/bench-profile.csv" ] || msg "instruction profile:   $BENCH_DIR/bench-profile.csv"
 msg "chart:     $BENCH_DIR/bench.png $BENCH_DIR/bench.svg"
 msg "raw tool output and counters: $RAW"
 if [ "$rc" -ne 0 ]; then

@@ -19,6 +19,16 @@ QEMU_CPU=${QEMU_CPU:-max}  # the CPU model under TCG
 TCG_OPTS=${TCG_OPTS:-}     # more -accel tcg options, e.g. tb-size=512
 SMP=${SMP:-2}
 MEM=${MEM:-2G}
+# ICOUNT=SHIFT: QEMU's instruction counting (-icount shift=SHIFT,sleep=off,
+# align=off): the guest clock advances 2^SHIFT ns per executed guest
+# instruction and never with host time, so guest-timed intervals count
+# instructions whatever else the host runs. TCG then runs all vCPUs on one
+# host thread in turn (MTTCG and icount exclude each other). Empty: off.
+ICOUNT=${ICOUNT:-}
+# GUEST_SEED=N: the guest's random numbers (RDRAND) from a PRNG seeded
+# with N (-seed) and its RTC from the virtual clock at a fixed date, so
+# that an icount guest runs the same way every time. Empty: off.
+GUEST_SEED=${GUEST_SEED:-}
 BZIMAGE=$KBUILD_OUT/arch/x86/boot/bzImage
 CONSOLE=${CONSOLE:-$BUILD/console.log}
 RESULT=${RESULT:-$BUILD/result}
@@ -49,6 +59,15 @@ kvm)
 	;;
 *) die "ACCEL must be tcg or kvm, not '$ACCEL'" ;;
 esac
+if [ -n "$ICOUNT" ]; then
+	[[ $ICOUNT =~ ^[0-9]$ ]] || die "ICOUNT must be a shift of 0..9, not '$ICOUNT'"
+	[ "$ACCEL" = tcg ] || die "ICOUNT needs ACCEL=tcg, not '$ACCEL'"
+	accel+=(-icount "shift=$ICOUNT,sleep=off,align=off")
+fi
+if [ -n "$GUEST_SEED" ]; then
+	[[ $GUEST_SEED =~ ^[0-9]+$ ]] || die "GUEST_SEED must be a number, not '$GUEST_SEED'"
+	accel+=(-seed "$GUEST_SEED" -rtc "base=2026-01-01T00:00:00,clock=vm")
+fi
 
 # The arguments travel in a second cpio archive appended to the first; the
 # kernel unpacks both into the same rootfs.
@@ -71,7 +90,7 @@ cat "$INITRAMFS" "$args_dir/args.cpio" >"$boot_cpio"
 
 rm -f "$CONSOLE" "$RESULT"
 : >"$CONSOLE"
-msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
+msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}${ICOUNT:+, -icount shift=$ICOUNT,sleep=off,align=off}${GUEST_SEED:+, -seed $GUEST_SEED}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
 [ -z "${CMDLINE:-}" ] || msg "kernel command line adds: $CMDLINE"
 if [ "$RUN_TEST_PROGS" = no ]; then
 	runs="no test_progs"
