@@ -69,7 +69,28 @@ else ifneq ($(DEBUG),)
 $(error DEBUG must be 1 or empty, not '$(DEBUG)')
 endif
 
-export TOP NETKIT_CACHE TREE BUILD LINUX_TARBALL T GUEST_MODE TIMEOUT \
+# KCONFIG=debian: the same pipeline on Debian's own kernel config (the
+# cloud flavour of linux-config-6.1 + configs/debian.config, trimmed to
+# configs/debian.modules), veth, sch_ingress, cls_bpf, act_bpf, tun and
+# ifb as modules that the guest loads with modprobe; in its own BUILD.
+# Slow (a distribution kernel): not part of make test.
+KCONFIG ?= test
+# make deb is always Debian's config.
+ifneq ($(filter deb,$(MAKECMDGOALS)),)
+override KCONFIG := debian
+endif
+ifeq ($(KCONFIG),debian)
+ifneq ($(CUT)$(DEBUG),)
+$(error KCONFIG=debian cannot be combined with CUT= or DEBUG=)
+endif
+BUILD := $(NETKIT_CACHE)/build-debian
+TIMEOUT := 1800
+BOOT_TIMEOUT := 120
+else ifneq ($(KCONFIG),test)
+$(error KCONFIG must be test or debian, not '$(KCONFIG)')
+endif
+
+export TOP NETKIT_CACHE TREE BUILD KCONFIG LINUX_TARBALL T GUEST_MODE TIMEOUT \
 	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG CUT
 # Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
 ifneq ($(origin TEST_ARGS),undefined)
@@ -108,6 +129,12 @@ help:
 	@echo '  abi-report  symbol CRCs of the base and the series on Debian'"'"'s MODVERSIONS config, export'
 	@echo '              by export: what changes for out-of-tree modules (slow; BUILD/abi/report.txt)'
 	@echo '  qemu-test DEBUG=1  the tests on a KASAN/lockdep/kmemleak kernel (slow; own BUILD)'
+	@echo '  qemu-test KCONFIG=debian  the tests on Debian'"'"'s cloud config, veth, sch_ingress, cls_bpf,'
+	@echo '              act_bpf, tun, ifb as modules loaded by modprobe (slow; own BUILD)'
+	@echo '  deb         that kernel as Debian packages (bindeb-pkg), then the package booted and'
+	@echo '              tested: vmlinuz and modules from the unpacked .deb (slow; BUILD/deb)'
+	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
+	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
 	@echo
@@ -143,6 +170,7 @@ help:
 	@echo '  EXTRA_CONFIGS $(EXTRA_CONFIGS)   (more config fragments)'
 	@echo '  CMDLINE       $(CMDLINE)   (more kernel command line for the guest)'
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
+	@echo '  KCONFIG       $(KCONFIG)   (debian: Debian'"'"'s cloud config, tested modules as modules, in NETKIT_CACHE/build-debian)'
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/, in NETKIT_CACHE/cut-netkit)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time)'
@@ -233,6 +261,21 @@ bench: selftests
 	@scripts/bench-initramfs.sh
 	@BENCH='$(BENCH)' scripts/bench-run.sh
 	@BENCH='$(BENCH)' scripts/bench-report.sh
+
+# make deb: the KCONFIG=debian kernel as Debian packages (bindeb-pkg, in
+# BUILD/deb), then the package tested rather than the build tree: its
+# vmlinuz and modules, unpacked with dpkg-deb -x, booted with the test set
+# that T selects. Slow: not part of make test.
+DEB_DIR = $(BUILD)/deb
+.PHONY: deb
+deb: selftests
+	@scripts/build-deb.sh
+	@MODULES_ROOT='$(DEB_DIR)/root' INITRAMFS_ROOT='$(DEB_DIR)/initramfs' \
+		INITRAMFS='$(DEB_DIR)/initramfs.cpio' INITRAMFS_STAMP=deb-initramfs scripts/make-initramfs.sh
+	@BZIMAGE='$(DEB_DIR)/vmlinuz' INITRAMFS='$(DEB_DIR)/initramfs.cpio' CONSOLE='$(DEB_DIR)/console.log' \
+		RESULT='$(DEB_DIR)/result' scripts/select-tests.sh scripts/run-qemu.sh
+	@CONSOLE='$(DEB_DIR)/console.log' RESULT='$(DEB_DIR)/result' \
+		scripts/select-tests.sh scripts/check-verdict.sh
 
 cover-letter: apply
 	@scripts/cover-letter.sh

@@ -1,45 +1,50 @@
 #!/usr/bin/env bash
-# kernel: configure the tree from configs/ on a tinyconfig base and build
-# bzImage, vmlinux (BTF for the selftests), modules and the exported uapi
-# headers in $KBUILD_OUT, through ccache.
+# kernel: configure the tree and build bzImage, vmlinux (BTF for the
+# selftests), modules and the exported uapi headers in $KBUILD_OUT,
+# through ccache. KCONFIG chooses the configuration:
+#   test    tinyconfig + configs/*.config + the selftests' config: the
+#           project's test kernel, everything built in
+#   debian  Debian's own cloud config (linux-config-6.1) + configs/
+#           debian.config, trimmed to configs/debian.modules
+#           (localmodconfig); its modules installed into $BUILD/modules
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 JOBS=${JOBS:-$(nproc)}
-# Our fragments, then the selftests' own config (the BPF programs need the
-# types it enables in vmlinux.h), then netkit and the fault injection the
-# trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1: configs/debug.config).
+KCONFIG=${KCONFIG:-test}
 read -r -a extra <<<"${EXTRA_CONFIGS:-}"
-FRAGMENTS=(
-	"$TOP/configs/vm.config"
-	"$TOP/configs/bpf.config"
-	"$TREE/tools/testing/selftests/bpf/config"
-	"$TOP/configs/netkit.config"
-	"$TOP/configs/faultinject.config"
-	"${extra[@]}"
-)
+case $KCONFIG in
+test)
+	# Our fragments, then the selftests' own config (the BPF programs
+	# need the types it enables in vmlinux.h), then netkit and the fault
+	# injection the trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1:
+	# configs/debug.config).
+	FRAGMENTS=(
+		"$TOP/configs/vm.config"
+		"$TOP/configs/bpf.config"
+		"$TREE/tools/testing/selftests/bpf/config"
+		"$TOP/configs/netkit.config"
+		"$TOP/configs/faultinject.config"
+		"${extra[@]}"
+	)
+	base_config=tinyconfig
+	;;
+debian)
+	# Not the selftests' config: it would build Debian's modules in.
+	FRAGMENTS=(
+		"$TOP/configs/debian.config"
+		"$TOP/configs/faultinject.config"
+		"${extra[@]}"
+	)
+	base_config=$(debian_config cloud-amd64)
+	MODULE_LIST=$TOP/configs/debian.modules
+	;;
+*) die "KCONFIG must be test or debian, not '$KCONFIG'" ;;
+esac
 
-export CCACHE_DIR=${CCACHE_DIR:-$NETKIT_CACHE/ccache}
-# The build's identity is fixed, so that a relink makes the same image: the
-# build number too, which kbuild otherwise counts up in .version on every
-# link - and which is in linux_banner, whose char array's length is in the
-# BTF: at #9 -> #10 the BTF changed and the selftests step recompiled its
-# 498 BPF objects for a comment change (measured 2026-12-04).
-export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
-KMAKE=(submake -C "$TREE" O="$KBUILD_OUT" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
-# pahole's -j (which the tree's pahole-flags.sh passes to pahole >= 1.22)
-# encodes BTF in threads and numbers the types in a different order on
-# every link (measured with Debian's pahole 1.24). Without it, BTF only
-# changes when the types do, and the selftests step can see that a kernel
-# change left the BTF alone and rebuild nothing (scripts/build-selftests.sh).
-# It costs ~3 s per vmlinux link.
-if [ -x "$TREE/scripts/pahole-flags.sh" ] && command -v pahole >/dev/null; then
-	pahole_flags=$(cd "$TREE" && PAHOLE=pahole scripts/pahole-flags.sh)
-	pahole_flags=$(sed -E 's/(^| )-j( |$)/\1/; s/  +/ /g; s/^ | $//g' <<<"$pahole_flags")
-	KMAKE+=(PAHOLE_FLAGS="$pahole_flags")
-fi
+kbuild_setup "$KBUILD_OUT"
 
 step kernel
 [ -e "$TREE/.git" ] || die "no tree at $TREE; run: make tree"
@@ -48,14 +53,12 @@ for f in "${FRAGMENTS[@]}"; do
 done
 command -v ccache >/dev/null || die "ccache not installed; run: make deps"
 mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
-KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
-export KBUILD_BUILD_TIMESTAMP
 
 # The kernel is built from everything in the tree but tools/ (libbpf,
 # bpftool and the selftests, which the selftests step builds): a patch
 # that only touches tools/ does not relink the kernel.
 kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
-inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}")
+inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"})
 if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
@@ -66,16 +69,30 @@ stamp_clear kernel
 # the symbols that actually changed affect) whenever what it is made of
 # changed: the fragments, the tree's Kconfig files and version, this
 # script. A patch that changes only code keeps it (saves ~25 s).
-config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" \
+config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"} \
 	"$(tree_git ls-files -s -- '*Kconfig*' Makefile arch/x86/configs kernel/configs | sha256sum)")
 if [ "$(stamp_read kernel-config)" = "$config_inputs" ] && [ -f "$KBUILD_OUT/.config" ]; then
 	msg "config unchanged (fragments, Kconfig files): keeping $KBUILD_OUT/.config"
 else
 	stamp_clear kernel-config
-	run_logged "$LOG" "${KMAKE[@]}" tinyconfig
+	if [ "$base_config" = tinyconfig ]; then
+		run_logged "$LOG" "${KMAKE[@]}" tinyconfig
+	else
+		msg "base config: $base_config"
+		xz -dc "$base_config" >"$KBUILD_OUT/.config"
+	fi
 	run_logged "$LOG" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KBUILD_OUT" \
 		"$KBUILD_OUT/.config" "${FRAGMENTS[@]}"
 	run_logged "$LOG" "${KMAKE[@]}" olddefconfig
+	if [ -n "${MODULE_LIST:-}" ]; then
+		# localmodconfig reads lsmod's format: a module name first on
+		# a line. The list's comments and blank lines are left out.
+		lsmod=$KBUILD_OUT/netkit-lsmod
+		{ echo Module; grep -vE '^[[:space:]]*(#|$)' "$MODULE_LIST"; } >"$lsmod"
+		before=$(grep -c '=m$' "$KBUILD_OUT/.config")
+		run_logged "$LOG" "${KMAKE[@]}" LSMOD="$lsmod" localmodconfig
+		msg "trimmed to $(basename "$MODULE_LIST"): $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
+	fi
 
 	# Every option our fragments ask for must have survived olddefconfig. A
 	# symbol this tree does not define (CONFIG_NETKIT before the series adds
@@ -109,5 +126,18 @@ else
 fi
 
 run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers
+# The last build's log stays with the build (the step's own log is
+# rewritten by every run): make check-configs reads modpost's findings
+# from it.
+cp "$LOG" "$KBUILD_OUT/netkit-last-build.log"
+if [ -n "${MODULE_LIST:-}" ]; then
+	# The modules as a package installs them (signed at install time by
+	# MODULE_SIG_ALL; stripped of debug info, as Debian's are), for the
+	# initramfs.
+	rm -rf "$BUILD/modules"
+	run_logged "$LOG" "${KMAKE[@]}" INSTALL_MOD_PATH="$BUILD/modules" INSTALL_MOD_STRIP=1 \
+		DEPMOD=/sbin/depmod modules_install
+	msg "modules installed: $(find "$BUILD/modules" -name '*.ko' | wc -l) in $BUILD/modules"
+fi
 stamp_write kernel "$inputs"
 step_done "$(cat "$KBUILD_OUT/include/config/kernel.release"), log $LOG"

@@ -32,6 +32,17 @@ problems=() guest_ok=()
 oops=$(grep -a -nE '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)' <<<"$log" || true)
 [ -z "$oops" ] || problems+=("kernel reported problems on the console:"$'\n'"$(head -n 20 <<<"$oops")")
 
+# Modules (KCONFIG=debian): every one of configs/debian.modules loaded,
+# none refused for its symbol versions or signature.
+modfail=$(grep -a -nE '\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|module: x86/modules: |Invalid module format)' <<<"$log" || true)
+[ -z "$modfail" ] || problems+=("module loading problems on the console:"$'\n'"$(head -n 10 <<<"$modfail")")
+if [ "${KCONFIG:-test}" = debian ]; then
+	loaded=$(sed -n 's/^netkit-6.1 guest: modules loaded: //p' <<<"$log" | tail -n 1)
+	while read -r m; do
+		[[ " $loaded " == *" $m "* ]] || problems+=("KCONFIG=debian: module $m not loaded in the guest (lsmod: ${loaded:-nothing})")
+	done < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/debian.modules")
+fi
+
 # kmemleak: the guest's /init scans after the tests when the kernel has it
 # (DEBUG=1). A debug run must show that KASAN and kmemleak were active.
 leaks=$(sed -n 's/^NETKIT_KMEMLEAK n=\(-\{0,1\}[0-9]*\).*/\1/p' "$RESULT" 2>/dev/null | tail -n 1)
@@ -51,6 +62,8 @@ fi
 rc=$(sed -n 's/^NETKIT_RESULT rc=\([0-9]*\).*/\1/p' "$RESULT" 2>/dev/null | tail -n 1)
 if [ -z "$rc" ]; then
 	problems+=("the guest reported no exit status (crash or reboot before test_progs finished)")
+elif [ "$rc" -eq 124 ] && [ "${KCONFIG:-test}" = debian ]; then
+	problems+=("the guest could not load the modules of configs/debian.modules (modprobe; see the console)")
 elif [ "$rc" -ne 0 ]; then
 	problems+=("test_progs exited with status $rc")
 fi

@@ -14,7 +14,7 @@ pipeline)
 	name=deps
 	PACKAGES=(
 		linux-source-6.1 dash
-		linux-source-6.12
+		linux-source-6.12 linux-config-6.1 dpkg-dev fakeroot
 		gcc make bc flex bison libelf-dev libssl-dev openssl dwarves kmod
 		xz-utils lz4 git ccache rsync cpio perl python3
 		clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev

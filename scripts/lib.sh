@@ -94,7 +94,7 @@ submake() {
 		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
 		-u T -u GUEST_MODE -u TEST_ARGS -u GUEST_TESTS -u RUN_TEST_PROGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
 		-u QEMU_CPU -u TCG_OPTS -u CMDLINE -u DEBUG -u BASE_TREE -u BASE_BUILD -u REGRESS_TIMEOUT \
-		-u JOBS -u EXTRA_CONFIGS make "$@"
+		-u JOBS -u EXTRA_CONFIGS -u KCONFIG make "$@"
 }
 
 tree_git() { git -C "$TREE" "$@"; }
@@ -132,4 +132,48 @@ wait_for() {
 		sleep 1
 	done
 	! kill -0 "$1" 2>/dev/null
+}
+
+# debian_config FLAVOUR: the path of Debian's config for the tree's
+# version and FLAVOUR (cloud-amd64, amd64, ...), from the installed
+# package linux-config-<major>.<minor> (make deps installs it).
+debian_config() {
+	local version pkg dir config
+	version=$(sed -nE 's/^(VERSION|PATCHLEVEL) = ([0-9]+)$/\2/p' "$TREE/Makefile" | paste -sd.)
+	pkg=linux-config-$version
+	dir=/usr/src/$pkg
+	[ -d "$dir" ] || die "$dir not found: Debian's kernel configs are in the package $pkg; run: make deps"
+	config=$dir/config.amd64_none_$1.xz
+	[ -f "$config" ] || die "no flavour '$1' in $pkg: $(
+		find "$dir" -name 'config.amd64_none_*' -printf '%f ' | sed 's/config.amd64_none_//g; s/\.xz//g')"
+	printf '%s\n' "$config"
+}
+
+# kbuild_setup OUT: KMAKE, the make command line of every kernel build of
+# the project (the kernel step, make deb, make check-configs) for output
+# directory OUT, and the environment that makes its builds reproducible.
+# Two builds of one OUT must use the same line, or kbuild rebuilds all.
+kbuild_setup() {
+	local pahole_flags
+	export CCACHE_DIR=${CCACHE_DIR:-$NETKIT_CACHE/ccache}
+	# The build's identity is fixed, so that a relink makes the same image: the
+	# build number too, which kbuild otherwise counts up in .version on every
+	# link - and which is in linux_banner, whose char array's length is in the
+	# BTF: at #9 -> #10 the BTF changed and the selftests step recompiled its
+	# 498 BPF objects for a comment change (measured 2026-12-04).
+	export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
+	KMAKE=(submake -C "$TREE" O="$1" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+	# pahole's -j (which the tree's pahole-flags.sh passes to pahole >= 1.22)
+	# encodes BTF in threads and numbers the types in a different order on
+	# every link (measured with Debian's pahole 1.24). Without it, BTF only
+	# changes when the types do, and the selftests step can see that a kernel
+	# change left the BTF alone and rebuild nothing (scripts/build-selftests.sh).
+	# It costs ~3 s per vmlinux link.
+	if [ -x "$TREE/scripts/pahole-flags.sh" ] && command -v pahole >/dev/null; then
+		pahole_flags=$(cd "$TREE" && PAHOLE=pahole scripts/pahole-flags.sh)
+		pahole_flags=$(sed -E 's/(^| )-j( |$)/\1/; s/  +/ /g; s/^ | $//g' <<<"$pahole_flags")
+		KMAKE+=(PAHOLE_FLAGS="$pahole_flags")
+	fi
+	KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
+	export KBUILD_BUILD_TIMESTAMP
 }

@@ -12,8 +12,15 @@ set -euo pipefail
 . "$(dirname "$0")/initramfs-lib.sh"
 
 SELFTESTS=$TREE/tools/testing/selftests/bpf
-ROOT=$BUILD/initramfs
-OUT=$BUILD/initramfs.cpio
+KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
+# make deb tests the package: its initramfs is written elsewhere, with the
+# modules of the unpacked .deb (MODULES_ROOT).
+ROOT=${INITRAMFS_ROOT:-$BUILD/initramfs}
+OUT=${INITRAMFS:-$BUILD/initramfs.cpio}
+STAMP=${INITRAMFS_STAMP:-initramfs}
+# KCONFIG=debian: the kernel's modules (as modules_install or the package
+# put them), Debian's kmod to load them, and the list /init loads.
+MODULES_ROOT=${MODULES_ROOT:-$BUILD/modules}
 
 step initramfs
 [ -x "$SELFTESTS/test_progs" ] || die "$SELFTESTS/test_progs not built; run: make selftests"
@@ -54,15 +61,30 @@ if [ "${GUEST_HELPERS:-yes}" != no ]; then
 	[ ! -x "$BUILD/guest/tcx-attach" ] || guest+=("$BUILD"/guest/tcx-*)
 	[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest has no helpers; run: make selftests"
 fi
+modules=()
+if [ "${KCONFIG:-test}" = debian ]; then
+	release=$(cat "$KBUILD_OUT/include/config/kernel.release")
+	moddir=$MODULES_ROOT/lib/modules/$release
+	[ -f "$moddir/modules.dep" ] || die "$moddir/modules.dep not found; run: make kernel KCONFIG=debian"
+	kmod=$(command -v kmod || true)
+	[ -n "$kmod" ] || die "kmod not found; run: make deps"
+	# The list without its comments; each must be in the kernel's modules.
+	mapfile -t modules < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/debian.modules")
+	for m in "${modules[@]}"; do
+		grep -qE "(^|/)$m\.ko(\.[a-z]+)?:" "$moddir/modules.dep" ||
+			die "module $m (configs/debian.modules) is not in $moddir"
+	done
+fi
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" \
 	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
-	"$(stat -c '%s %Y' "$bpftool")")
-if [ "$(stamp_read initramfs)" = "$inputs" ] && [ -f "$OUT" ]; then
+	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" \
+	"$([ "${#modules[@]}" -eq 0 ] || find "$moddir" -type f -printf '%P %s %T@\n' | sort)")
+if [ "$(stamp_read "$STAMP")" = "$inputs" ] && [ -f "$OUT" ]; then
 	step_done "unchanged: $(du -h "$OUT" | cut -f1)"
 	exit 0
 fi
-stamp_clear initramfs
+stamp_clear "$STAMP"
 
 # /mnt: the selftests' cgroup helpers mount cgroup2 at /mnt/cgroup-test-work-dir.
 initramfs_skeleton "$ROOT" "$TOP/qemu/init" etc/netkit-6.1 mnt selftests/bpf/progs selftests/netkit-6.1
@@ -86,6 +108,27 @@ for f in "${guest[@]}"; do
 	esac
 done
 (cd "$SELFTESTS" && cp --parents -a "${payload[@]}" "$ROOT/selftests/bpf/")
+if [ "${#modules[@]}" -ne 0 ]; then
+	mkdir -p "$ROOT/lib/modules"
+	cp -a "$moddir" "$ROOT/lib/modules/"
+	# Debian's modprobe and lsmod, ahead of busybox's in PATH; the
+	# kernel's own requests (request_module) run /sbin/modprobe.
+	install -m 0755 "$kmod" "$ROOT/usr/sbin/kmod"
+	for t in modprobe lsmod insmod rmmod modinfo; do
+		ln -sf kmod "$ROOT/usr/sbin/$t"
+	done
+	ln -sf ../usr/sbin/kmod "$ROOT/sbin/modprobe"
+	printf '%s\n' "${modules[*]}" >"$ROOT/etc/netkit-6.1/modules"
+	# test_progs loads bpf_testmod.ko; signed with the kernel's build
+	# key like the kernel's own modules, so that it loads untainted.
+	if [ -f "$ROOT/selftests/bpf/bpf_testmod.ko" ]; then
+		[ -f "$KBUILD_OUT/certs/signing_key.pem" ] ||
+			die "$KBUILD_OUT/certs/signing_key.pem not found (CONFIG_MODULE_SIG_KEY); run: make kernel KCONFIG=debian"
+		run_logged "$LOG" "$KBUILD_OUT/scripts/sign-file" sha256 "$KBUILD_OUT/certs/signing_key.pem" \
+			"$KBUILD_OUT/certs/signing_key.x509" "$ROOT/selftests/bpf/bpf_testmod.ko"
+	fi
+	msg "modules for /init to load: ${modules[*]} ($(find "$moddir" -name '*.ko*' | wc -l) in lib/modules/$release)"
+fi
 initramfs_pack "$ROOT" "$OUT"
-stamp_write initramfs "$inputs"
+stamp_write "$STAMP" "$inputs"
 step_done "$(find "$ROOT" -type f | wc -l) files, $(du -h "$OUT" | cut -f1)"

@@ -29,7 +29,7 @@ ICOUNT=${ICOUNT:-}
 # with N (-seed) and its RTC from the virtual clock at a fixed date, so
 # that an icount guest runs the same way every time. Empty: off.
 GUEST_SEED=${GUEST_SEED:-}
-BZIMAGE=$KBUILD_OUT/arch/x86/boot/bzImage
+BZIMAGE=${BZIMAGE:-$KBUILD_OUT/arch/x86/boot/bzImage}
 CONSOLE=${CONSOLE:-$BUILD/console.log}
 RESULT=${RESULT:-$BUILD/result}
 # Other guests (make bench) boot through this script with their own
