@@ -211,6 +211,12 @@ check: apply
 check-bisect: kernel
 	@scripts/check-bisect.sh
 
+# make check-configs: the series built (not booted) under a matrix of
+# configs; a table config -> result. Slow: not part of make test.
+.PHONY: check-configs
+check-configs: kernel
+	@scripts/check-configs.sh
+
 # The project's whole test; the bench's smoke form (one short round, N=10,
 # ~2.5 min under icount) keeps make bench from rotting.
 test: check
