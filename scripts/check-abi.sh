@@ -30,7 +30,7 @@ read -r -a targets <<<"$ABI_TARGETS"
 step abi-report
 [ -e "$TREE/.git" ] || die "no tree at $TREE; run: make apply"
 [ -e "$BASE_TREE/.git" ] || die "no base tree at $BASE_TREE; run: make abi-report (it creates it)"
-for c in python3 dpkg-deb apt-get xz; do
+for c in python3 dpkg-query xz; do
 	command -v "$c" >/dev/null || die "$c not found; run: make deps"
 done
 base_tag=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
@@ -39,26 +39,14 @@ base_tag=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
 [ "$(tree_git rev-list --count "$base_tag..HEAD")" -gt 0 ] ||
 	die "$TREE has no patches on $base_tag; run: make apply"
 tree_git diff --quiet HEAD || die "$TREE has edits (git -C $TREE diff --stat); run: make reset-tree"
-mkdir -p "$OUT/deb"
+mkdir -p "$OUT"
 
-# Debian's config for this version: linux-config-6.1 holds the config of
-# every flavour. Downloaded once (apt-get download, no installation).
+# Debian's config for this version: the package linux-config-6.1 (make
+# deps installs it) holds the config of every flavour.
+config=$(debian_config "$ABI_FLAVOUR")
 version=$(sed -nE 's/^(VERSION|PATCHLEVEL|SUBLEVEL) = ([0-9]+)$/\2/p' "$TREE/Makefile" | paste -sd.)
 pkg=linux-config-${version%.*}
-deb=$(find -H "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
-if [ -z "$deb" ]; then
-	msg "downloading $pkg (apt-get download)"
-	(cd "$OUT/deb" && run_logged "$LOG" apt-get download "$pkg") ||
-		die "apt-get download $pkg failed (after apt-get update?); see $LOG"
-	deb=$(find -H "$OUT/deb" -maxdepth 1 -name "${pkg}_*.deb" | sort | tail -n 1)
-	[ -n "$deb" ] || die "apt-get download $pkg left no .deb in $OUT/deb; see $LOG"
-fi
-pkgver=$(dpkg-deb -f "$deb" Version)
-rm -rf "$OUT/deb/x"
-run_logged "$LOG" dpkg-deb -x "$deb" "$OUT/deb/x"
-config=$OUT/deb/x/usr/src/$pkg/config.amd64_none_$ABI_FLAVOUR.xz
-[ -f "$config" ] || die "no flavour '$ABI_FLAVOUR' in $pkg $pkgver (ABI_FLAVOUR): $(
-	find "$OUT/deb/x/usr/src/$pkg" -name 'config.amd64_none_*' -printf '%f ' | sed 's/config.amd64_none_//g; s/\.xz//g')"
+pkgver=$(dpkg-query -W -f='${Version}' "$pkg")
 [[ "$pkgver" == "$version"-* ]] ||
 	warn "the config is $pkg $pkgver's, the tree is $version: olddefconfig fills in the difference"
 msg "config: $pkg $pkgver, config.amd64_none_$ABI_FLAVOUR"
