@@ -163,6 +163,9 @@ kbuild_setup() {
 	# 498 BPF objects for a comment change (measured 2026-12-04).
 	export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
 	KMAKE=(submake -C "$TREE" O="$1" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+	# Debian's kernel is released as what its config says (6.1.y-netkit),
+	# without the "+" kbuild appends for a git tree past its tag.
+	[ "${KCONFIG:-test}" != debian ] || KMAKE+=(LOCALVERSION=)
 	# pahole's -j (which the tree's pahole-flags.sh passes to pahole >= 1.22)
 	# encodes BTF in threads and numbers the types in a different order on
 	# every link (measured with Debian's pahole 1.24). Without it, BTF only
