@@ -435,6 +435,52 @@ static __u64 pick_revision(struct hook *h, struct nk_query *q, int stale)
 static void do_create(struct worker *w);
 static void do_detach(struct worker *w);
 
+/*
+ * A random attachment by link (link 1) or by BPF_PROG_ATTACH (link 0):
+ * its pair, hook and index, or NULL if there is none.
+ */
+static struct pair *random_att(struct worker *w, int link, int *hk, int *idx)
+{
+	struct pair *found = NULL;
+	int i, h, k, n = 0;
+
+	for (i = 0; i < MAX_PAIRS; i++) {
+		if (!w->pair[i].used)
+			continue;
+		for (h = 0; h < 2; h++)
+			for (k = 0; k < w->pair[i].hook[h].n; k++)
+				if ((w->pair[i].hook[h].a[k].link_fd >= 0) == link &&
+				    !rnd(++n)) {
+					found = &w->pair[i];
+					*hk = h;
+					*idx = k;
+				}
+	}
+	return found;
+}
+
+/*
+ * Start operation op on hook hk of p: count it and compare the hook with
+ * the kernel first; on a difference the pair is dropped, and -1.
+ */
+static int op_begin(struct worker *w, int op, struct pair *p, int hk,
+		    struct nk_query *q)
+{
+	w->st->n[w->op = op]++;
+	if (!verify_hook(w, p, hk, q, "before"))
+		return 0;
+	resync(w, p);
+	return -1;
+}
+
+/* Attachment j leaves the hook: a new revision. */
+static void hook_remove(struct hook *h, int j)
+{
+	memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
+	h->n--;
+	h->rev++;
+}
+
 /* BPF_PROG_ATTACH (link == 0) or BPF_LINK_CREATE (link == 1). */
 static void do_attach(struct worker *w, int link)
 {
@@ -458,11 +504,8 @@ static void do_attach(struct worker *w, int link)
 		do_detach(w);
 		return;
 	}
-	w->st->n[w->op = op]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, op, p, hk, &q))
 		return;
-	}
 	prog = free_prog(h);
 	pos = h->n;
 	v = rnd(10);
@@ -602,26 +645,6 @@ static void do_attach(struct worker *w, int link)
 		resync(w, p);
 }
 
-/* A random hook with a program attached by BPF_PROG_ATTACH, if any. */
-static struct pair *random_prog_hook(struct worker *w, int *hk)
-{
-	struct pair *found = NULL;
-	int i, h, k, n = 0;
-
-	for (i = 0; i < MAX_PAIRS; i++) {
-		if (!w->pair[i].used)
-			continue;
-		for (h = 0; h < 2; h++)
-			for (k = 0; k < w->pair[i].hook[h].n; k++)
-				if (w->pair[i].hook[h].a[k].link_fd < 0 &&
-				    !rnd(++n)) {
-					found = &w->pair[i];
-					*hk = h;
-				}
-	}
-	return found;
-}
-
 /* BPF_PROG_DETACH */
 static void do_detach(struct worker *w)
 {
@@ -634,7 +657,7 @@ static void do_detach(struct worker *w)
 	char what[160];
 
 	/* mostly where there is something to detach */
-	p = rnd(4) ? random_prog_hook(w, &hk) : NULL;
+	p = rnd(4) ? random_att(w, 0, &hk, &k) : NULL;
 	if (!p) {
 		p = random_pair(w);
 		hk = rnd(2);
@@ -644,11 +667,8 @@ static void do_detach(struct worker *w)
 		return;
 	}
 	h = &p->hook[hk];
-	w->st->n[w->op = OP_DETACH]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, OP_DETACH, p, hk, &q))
 		return;
-	}
 	for (k = 0; k < h->n; k++)
 		if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
 			j = k;
@@ -737,34 +757,10 @@ static void do_detach(struct worker *w)
 		resync(w, p);
 		return;
 	}
-	if (!want) {
-		memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
-		h->n--;
-		h->rev++;
-	}
+	if (!want)
+		hook_remove(h, j);
 	if (verify_hook(w, p, hk, &q, "after"))
 		resync(w, p);
-}
-
-/* A random link attachment: returns its pair, hook and index, or NULL. */
-static struct pair *random_link(struct worker *w, int *hk, int *idx)
-{
-	int i, h, k, n = 0;
-	struct pair *found = NULL;
-
-	for (i = 0; i < MAX_PAIRS; i++) {
-		if (!w->pair[i].used)
-			continue;
-		for (h = 0; h < 2; h++)
-			for (k = 0; k < w->pair[i].hook[h].n; k++)
-				if (w->pair[i].hook[h].a[k].link_fd >= 0 &&
-				    !rnd(++n)) {
-					found = &w->pair[i];
-					*hk = h;
-					*idx = k;
-				}
-	}
-	return found;
 }
 
 /* BPF_LINK_UPDATE of a live link */
@@ -778,18 +774,15 @@ static void do_update(struct worker *w)
 	struct att *a;
 	char what[160];
 
-	p = random_link(w, &hk, &j);
+	p = random_att(w, 1, &hk, &j);
 	if (!p) {
 		do_attach(w, 1);
 		return;
 	}
 	h = &p->hook[hk];
 	a = &h->a[j];
-	w->st->n[w->op = OP_UPDATE]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, OP_UPDATE, p, hk, &q))
 		return;
-	}
 	prog = free_prog(h);
 	v = rnd(8);
 	if (v == 6 && h->n < 2)
@@ -895,21 +888,16 @@ static void do_link_release(struct worker *w, int detach)
 	struct att a;
 	char what[128];
 
-	p = random_link(w, &hk, &j);
+	p = random_att(w, 1, &hk, &j);
 	if (!p) {
 		do_attach(w, 1);
 		return;
 	}
 	h = &p->hook[hk];
 	a = h->a[j];
-	w->st->n[w->op = op]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, op, p, hk, &q))
 		return;
-	}
-	memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
-	h->n--;
-	h->rev++;
+	hook_remove(h, j);
 	snprintf(what, sizeof(what), "%s link %u on %s %s",
 		 detach ? "BPF_LINK_DETACH" : "close", a.link_id, p->name,
 		 hook_name[hk]);
@@ -943,6 +931,17 @@ static void pair_gone(struct worker *w, struct pair *p)
 			if (p->hook[hk].a[k].link_fd >= 0)
 				defunct_link(w, p, hk, &p->hook[hk].a[k]);
 	p->used = 0;
+}
+
+/* Both ends up, checked as part of operation op: 0 or -1. */
+static int pair_up(struct worker *w, struct pair *p, int op)
+{
+	int err = nk_link_up(&w->home_rtnl, p->ifindex);
+
+	if (!err)
+		err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
+	p->up = !check(w, op, "setting the pair up", err, 0);
+	return p->up ? 0 : -1;
 }
 
 static void do_create(struct worker *w)
@@ -1024,12 +1023,8 @@ static void do_create(struct worker *w)
 			li.peer_policy, li.link, lp.primary, lp.mode, lp.policy,
 			lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
 	}
-	if (up) {
-		err = nk_link_up(&w->home_rtnl, p->ifindex);
-		if (!err)
-			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
-		p->up = !check(w, OP_CREATE, "setting the pair up", err, 0);
-	}
+	if (up)
+		pair_up(w, p, OP_CREATE);
 }
 
 /* Delete a pair through the primary or the peer; both must go away. */
@@ -1179,14 +1174,8 @@ static void do_xmit(struct worker *w)
 		return;
 	}
 	w->st->n[w->op = OP_XMIT]++;
-	if (!p->up) {
-		err = nk_link_up(&w->home_rtnl, p->ifindex);
-		if (!err)
-			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
-		if (check(w, OP_XMIT, "setting the pair up", err, 0))
-			return;
-		p->up = 1;
-	}
+	if (!p->up && pair_up(w, p, OP_XMIT))
+		return;
 	err = nk_link_wait_oper_up(&w->home_rtnl, p->ifindex, 20);
 	if (!err)
 		err = nk_link_wait_oper_up(peer_rtnl(w, p), p->peer_ifindex, 20);
@@ -1339,7 +1328,7 @@ static int worker_main(int id)
 		w.iter++;
 		w.st->iterations = w.iter;
 		if (op == OP_DEFUNCT) {
-			p = random_link(&w, &hk, &j);
+			p = random_att(&w, 1, &hk, &j);
 			if (p)
 				delete_pair(&w, p, rnd(2), OP_DELETE);
 			else
@@ -1558,35 +1547,21 @@ static int traffic_main(void)
 	    (unsigned long long)a1.st.tx_dropped,
 	    (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes);
 	pkts = a1.st.tx_packets + a1.st.tx_dropped;
-	if (pkts < sent)
-		failure("nkt1 tx packets + tx dropped %ld < %ld datagrams sent",
-			pkts, sent);
-	else
-		say("ok - traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
-		    pkts, sent);
-	if (b1.st.rx_packets < a1.st.tx_packets || b1.st.rx_packets > a2.st.tx_packets ||
-	    b1.st.rx_bytes < a1.st.tx_bytes || b1.st.rx_bytes > a2.st.tx_bytes)
-		failure("nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes: they must match",
-			(unsigned long long)b1.st.rx_packets,
-			(unsigned long long)b1.st.rx_bytes,
-			(unsigned long long)a1.st.tx_packets,
-			(unsigned long long)a2.st.tx_packets,
-			(unsigned long long)a1.st.tx_bytes,
-			(unsigned long long)a2.st.tx_bytes);
-	else
-		say("ok - traffic: nkt0 rx packets and bytes equal nkt1 tx");
-	if ((long)b1.st.rx_packets < received || received > sent)
-		failure("%ld datagrams received, nkt0 rx packets %llu, %ld sent",
-			received, (unsigned long long)b1.st.rx_packets, sent);
-	else
-		say("ok - traffic: received <= nkt0 rx packets and <= sent (%ld)",
-		    received);
+	nk_report(pkts >= sent, "traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
+		  pkts, sent);
+	nk_report(b1.st.rx_packets >= a1.st.tx_packets && b1.st.rx_packets <= a2.st.tx_packets &&
+		  b1.st.rx_bytes >= a1.st.tx_bytes && b1.st.rx_bytes <= a2.st.tx_bytes,
+		  "traffic: nkt0 rx packets and bytes equal nkt1 tx (nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes)",
+		  (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes,
+		  (unsigned long long)a1.st.tx_packets, (unsigned long long)a2.st.tx_packets,
+		  (unsigned long long)a1.st.tx_bytes, (unsigned long long)a2.st.tx_bytes);
+	nk_report((long)b1.st.rx_packets >= received && received <= sent,
+		  "traffic: received <= nkt0 rx packets and <= sent (%ld received, nkt0 rx %llu, %ld sent)",
+		  received, (unsigned long long)b1.st.rx_packets, sent);
 	/* every program passes, and softirqs deliver before the next send */
-	if (received != sent)
-		failure("%ld of %ld datagrams arrived (nkt1 tx dropped %llu)",
-			received, sent, (unsigned long long)a1.st.tx_dropped);
-	else
-		say("ok - traffic: every datagram arrived (%ld)", received);
+	nk_report(received == sent, "traffic: every datagram arrived (%ld of %ld, nkt1 tx dropped %llu)",
+		  received, sent, (unsigned long long)a1.st.tx_dropped);
+	t->failures += nk_failures;
 
 	/* The pair goes; its links stay, defunct. */
 	err = nk_link_del(&home_rtnl, a1.ifindex);
@@ -1730,14 +1705,8 @@ int main(int argc, char **argv)
 		if (sh->w[i].failures)
 			fail = 1;
 	}
-	if (total >= required)
-		say("ok - %ld iterations in %.1f s (required %ld, cap %.0f s)",
-		    total, t_end - t_start, required, time_cap);
-	else {
-		say("not ok - only %ld iterations in %.1f s, %ld required (time cap %.0f s)",
-		    total, t_end - t_start, required, time_cap);
-		fail = 1;
-	}
+	nk_report(total >= required, "%ld iterations in %.1f s (required %ld, cap %.0f s)",
+		  total, t_end - t_start, required, time_cap);
 	/*
 	 * netkit keeps its bpf_mprog bundle, and the revision counting in it,
 	 * for the life of the device, but once the last program is gone
@@ -1757,14 +1726,8 @@ int main(int argc, char **argv)
 		say("not ok - operation %s never ran", op_name[i]);
 		fail = 1;
 	}
-	if (r1 > r0)
-		say("ok - traffic flowed during the stress (%ld datagrams received)",
-		    r1 - r0);
-	else {
-		say("not ok - no traffic during the stress (%ld received before, %ld after)",
-		    r0, r1);
-		fail = 1;
-	}
+	nk_report(r1 > r0, "traffic flowed during the stress (%ld datagrams received, %ld before)",
+		  r1 - r0, r0);
 	if (sh->t.failures)
 		fail = 1;
 
@@ -1779,15 +1742,10 @@ int main(int argc, char **argv)
 			break;
 		usleep(50000);
 	} while (nk_now() < deadline);
-	if (left_p || left_l) {
-		say("not ok - left behind: %d programs (ids%s), %d links (ids%s)",
-		    left_p, buf, left_l, lbuf);
-		fail = 1;
-	} else {
-		say("ok - no program or link left behind (%d programs, %d links existed before)",
-		    np, nl);
-	}
-	if (!fail && failures_main)
+	nk_report(!left_p && !left_l,
+		  "no program or link left behind (%d programs, %d links existed before; left: %d programs (ids%s), %d links (ids%s))",
+		  np, nl, left_p, buf, left_l, lbuf);
+	if (failures_main || nk_failures)
 		fail = 1;
 	say("# elapsed %.1f s, seed %llu", nk_now() - t_start, seed);
 	return fail;
