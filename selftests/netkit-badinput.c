@@ -53,7 +53,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <linux/veth.h>
 
 #include "lib/netkit-lib.h"
 
@@ -112,55 +111,20 @@ static int nl_talk(struct nk_msg *b, char *msg, size_t msgsz)
 	return nk_nl_talk(&nl, b, msg, msgsz);
 }
 
-/* The netkit devices that exist (ifindexes), by a RTM_GETLINK dump. */
-static int nk_list(int *idx, int max)
-{
-	static struct nk_link ls[256];
-	int i, n = nk_links_dump(&nl, ls, max < 256 ? max : 256, 1);
-
-	if (n == NK_NL_NOANSWER)
-		die("RTM_GETLINK dump: no answer", -ETIMEDOUT);
-	if (n < 0)
-		die("RTM_GETLINK dump", n);
-	for (i = 0; i < n && i < max && i < 256; i++)
-		idx[i] = ls[i].ifindex;
-	return n;
-}
-
-/* Netkit devices that existed before this program ran: never touched. */
-static int pre[64], npre;
-
-static int preexisting(int ifindex)
-{
-	int i;
-
-	for (i = 0; i < npre && i < 64; i++)
-		if (pre[i] == ifindex)
-			return 1;
-	return 0;
-}
-
-/* Delete every netkit device whose ifindex is not in keep[] and did not
- * exist before; return how many deletions it took (a pair goes with one).
+/*
+ * The netkit devices never to delete: those that existed before this
+ * program ran (keep[0..npre)), then the pair and veth of the table or
+ * the fuzzer's fixture (up to nkeep).
  */
-static int sweep(const int *keep, int nkeep)
-{
-	int idx[256], n, i, j, deleted = 0, guard = 0;
+static int keep[64 + 8], npre, nkeep;
 
-again:
-	n = nk_list(idx, 256);
-	for (i = 0; i < n && i < 256; i++) {
-		for (j = 0; j < nkeep; j++)
-			if (idx[i] == keep[j])
-				break;
-		if (j < nkeep || preexisting(idx[i]))
-			continue;
-		if (nk_link_del(&nl, idx[i]) == 0)
-			deleted++;
-		if (++guard > 1000)
-			die("sweep: netkit devices do not go away", -EBUSY);
-		goto again;
-	}
+/* Delete every netkit device not in keep[n]; how many deletions it took. */
+static int sweep(int n)
+{
+	int deleted = nk_netkit_others(&nl, keep, n, 1);
+
+	if (deleted < 0)
+		die("sweep: RTM_GETLINK dump or RTM_DELLINK", deleted);
 	return deleted;
 }
 
@@ -195,21 +159,9 @@ static int pair_create(struct pair *p, const char *prim, const char *peer,
 
 static int veth_create(const char *a, const char *b_name)
 {
-	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
-	struct nk_msg b;
 	char msg[256];
-	int err;
+	int err = nk_veth_pair(&nl, a, b_name, msg, sizeof(msg));
 
-	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	nk_put_str(&b, IFLA_IFNAME, a);
-	nk_nest(&b, IFLA_LINKINFO);
-	nk_put(&b, IFLA_INFO_KIND, "veth", 4);
-	nk_nest(&b, IFLA_INFO_DATA);
-	nk_nest(&b, VETH_INFO_PEER);
-	nk_put_raw(&b, &ifm, sizeof(ifm));
-	nk_put_str(&b, IFLA_IFNAME, b_name);
-	nk_nest_end_all(&b);
-	err = nl_talk(&b, msg, sizeof(msg));
 	if (err)
 		fprintf(stderr, "netkit-badinput: creating veth %s: %s %s\n", a,
 			nk_errname(err), msg);
@@ -268,8 +220,6 @@ static void census(struct nk_census *c)
 /* A row: lib/'s check of an errno and an extack, counted in nk_checks. */
 #define row	nk_expect
 
-static int keep[8], nkeep;
-
 /* A netlink row: send, compare, and check that the request left exactly
  * `creates` netkit pairs behind (removed here).
  */
@@ -280,7 +230,7 @@ static void nl_row(const char *name, int exp, const char *exp_msg,
 	int got, left;
 
 	got = nl_talk(b, msg, sizeof(msg));
-	left = sweep(keep, nkeep);
+	left = sweep(nkeep);
 	if (left != (got ? 0 : creates)) {
 		snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
 			 left, got ? 0 : creates);
@@ -1022,9 +972,9 @@ static int cmd_table(void)
 		die("table: setup: veth nkbtv0/nkbtv1", -ENODEV);
 	v.prim = if_nametoindex("nkbtv0");
 	v.peer = if_nametoindex("nkbtv1");
-	keep[0] = t.prim;
-	keep[1] = t.peer;
-	nkeep = 2;
+	keep[npre] = t.prim;
+	keep[npre + 1] = t.peer;
+	nkeep = npre + 2;
 
 	table_netlink(&t, &v);
 
@@ -1126,15 +1076,13 @@ static void fz_watchdog(int sig)
 }
 
 /* The fuzzer's netkit devices besides the fixture. */
-static int fz_extra(struct fz *f)
+static int fz_extra(void)
 {
-	int idx[256], n, i, extra = 0;
+	int n = nk_netkit_others(&nl, keep, nkeep, 0);
 
-	n = nk_list(idx, 256);
-	for (i = 0; i < n && i < 256; i++)
-		if (idx[i] != f->t.prim && idx[i] != f->t.peer && !preexisting(idx[i]))
-			extra++;
-	return extra;
+	if (n < 0)
+		die("RTM_GETLINK dump", n);
+	return n;
 }
 
 /* Remove what successful requests created: the template puts new devices
@@ -1148,11 +1096,11 @@ static void fz_reap(struct fz *f)
 	struct nk_msg b;
 
 	f->pending = 0;
-	f->devices_created += fz_extra(f);
+	f->devices_created += fz_extra();
 	b_init(&b, RTM_DELLINK, 0, 0);
 	nk_put_u32(&b, IFLA_GROUP, FZ_GROUP);
 	nl_talk(&b, NULL, 0);
-	sweep(keep, nkeep);
+	sweep(nkeep);
 }
 
 /* The fixture: a netkit pair nkfzpN/nkfzqN and a veth nkfzvN/nkfzwN,
@@ -1174,10 +1122,9 @@ static int fz_fixture(struct fz *f)
 		nk_link_del(&nl, f->t.prim);
 		nk_link_del(&nl, f->t.peer);
 	}
-	keep[0] = keep[1] = -1;
-	nkeep = 0;
-	f->devices_created += fz_extra(f);
-	sweep(keep, 0);
+	nkeep = npre;
+	f->devices_created += fz_extra();
+	sweep(npre);
 	if (f->veth)
 		nk_link_del(&nl, f->veth);
 	snprintf(prim, sizeof(prim), "nkfzp%lu", f->fixtures_remade);
@@ -1189,9 +1136,9 @@ static int fz_fixture(struct fz *f)
 	if (veth_create(prim, peer))
 		return -1;
 	f->veth = if_nametoindex(prim);
-	keep[0] = f->t.prim;
-	keep[1] = f->t.peer;
-	nkeep = 2;
+	keep[npre] = f->t.prim;
+	keep[npre + 1] = f->t.peer;
+	nkeep = npre + 2;
 	return 0;
 }
 
@@ -1792,7 +1739,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	fz_reap(&f);
 	nk_link_del(&nl, f.t.prim);
 	nk_link_del(&nl, f.veth);
-	sweep(keep, 0);
+	sweep(npre);
 	k = fz_restore_lo(msg, sizeof(msg));
 	if (k) {
 		printf("not ok - fuzz: restoring lo: %s %s\n", nk_errname(k), msg);
@@ -1848,6 +1795,7 @@ int main(int argc, char **argv)
 {
 	unsigned long count = 10000;
 	double limit = 300;
+	static struct nk_link pre[64];
 	__u64 seed;
 	char *end;
 	int i;
@@ -1858,7 +1806,12 @@ int main(int argc, char **argv)
 	if (nk_nl_open(&nl, 1 << 20))
 		die("netlink socket", -errno);
 	nl.timeout_ms = 10000;
-	npre = nk_list(pre, 64);
+	npre = nk_links_dump(&nl, pre, 64, 1);
+	if (npre < 0 || npre == NK_NL_NOANSWER)
+		die("RTM_GETLINK dump", npre < 0 ? npre : -ETIMEDOUT);
+	for (i = 0; i < npre && i < 64; i++)
+		keep[i] = pre[i].ifindex;
+	nkeep = npre = i;
 	if (!strcmp(argv[1], "table") && argc == 2)
 		return cmd_table();
 	if (!strcmp(argv[1], "census") && argc == 2)

@@ -269,6 +269,16 @@ int nk_links_dump(struct nk_nl *nl, struct nk_link *ls, int max,
  */
 int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,
 		   size_t size);
+/*
+ * The netkit devices of nl's netns whose ifindex is not in keep[nkeep]:
+ * with del, each is deleted (a pair goes with one RTM_DELLINK) and the
+ * deletions are counted, else they are counted. -errno of a failed dump
+ * (-ETIMEDOUT: no answer), -EBUSY if they do not go away.
+ */
+int nk_netkit_others(struct nk_nl *nl, const int *keep, int nkeep, int del);
+/* RTM_NEWLINK of a veth pair: 0 or -errno, the extack in ext. */
+int nk_veth_pair(struct nk_nl *nl, const char *name, const char *peer,
+		 char *ext, size_t extsz);
 /* RTM_DELLINK of ifindex; RTM_NEWLINK setting IFF_UP: 0 or -errno. */
 int nk_link_del(struct nk_nl *nl, int ifindex);
 int nk_link_up(struct nk_nl *nl, int ifindex);
