@@ -95,9 +95,10 @@ static int chance(int percent)
 
 /* --- netlink, on lib/: every request asks for an ack ------------------ */
 
-static void b_init(struct nk_msg *b, int type, int flags, int ifindex)
+static struct ifinfomsg *b_init(struct nk_msg *b, int type, int flags,
+				 int ifindex)
 {
-	nk_msg_link(b, type, NLM_F_ACK | flags, ifindex);
+	return nk_msg_link(b, type, NLM_F_ACK | flags, ifindex);
 }
 
 static void nk_begin(struct nk_msg *b, int type, int flags, int ifindex,
@@ -1165,9 +1166,10 @@ static int fz_restore_lo(char *msg, size_t msgsz)
 {
 	struct nk_msg b;
 
-	b_init(&b, RTM_SETLINK, 0, 1);
-	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_flags = lo_flags.ifr_flags & IFF_UP;
-	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_change = IFF_UP;
+	struct ifinfomsg *ifm = b_init(&b, RTM_SETLINK, 0, 1);
+
+	ifm->ifi_flags = lo_flags.ifr_flags & IFF_UP;
+	ifm->ifi_change = IFF_UP;
 	nk_put_u32(&b, IFLA_MTU, lo_mtu.ifr_mtu);
 	nk_put_u32(&b, IFLA_GROUP, 0);
 	return nl_talk(&b, msg, msgsz);
@@ -1463,11 +1465,28 @@ static int fz_bpf(struct fz *f, int kind)
 	return ret;
 }
 
+/*
+ * The netkit attributes of the template's INFO_DATA: each put with
+ * probability percent, mostly a valid value (below range; a policy is
+ * pass or drop) of its length, else a bad value or length.
+ */
+static const struct fz_attr {
+	int type, percent, range, policy, len;
+} fz_attrs[] = {
+	{ IFLA_NETKIT_MODE, 50, 2, 0, 4 },
+	{ IFLA_NETKIT_POLICY, 40, 2, 1, 4 },
+	{ IFLA_NETKIT_PEER_POLICY, 40, 2, 1, 4 },
+	{ IFLA_NETKIT_SCRUB, 25, 2, 0, 4 },
+	{ IFLA_NETKIT_PEER_SCRUB, 25, 2, 0, 4 },
+	{ IFLA_NETKIT_HEADROOM, 20, 256, 0, 2 },
+	{ IFLA_NETKIT_TAILROOM, 20, 256, 0, 2 },
+};
+
 /* A valid netkit RTM_NEWLINK, mutated while it is built and afterwards. */
 static void fz_nl_build(struct fz *f, struct nk_msg *b, int kind)
 {
 	static const int types[] = { RTM_NEWLINK, RTM_SETLINK, RTM_DELLINK };
-	struct ifinfomsg pifm = { .ifi_family = AF_UNSPEC };
+	struct ifinfomsg pifm = { .ifi_family = AF_UNSPEC }, *ifm;
 	char name[64], junk[700];
 	int flags = 0, i, n;
 	__u32 v;
@@ -1480,20 +1499,20 @@ static void fz_nl_build(struct fz *f, struct nk_msg *b, int kind)
 		flags |= NLM_F_REPLACE;
 	if (chance(3))
 		flags |= 1 << rn(16);
-	b_init(b, types[kind], flags, 0);
+	ifm = b_init(b, types[kind], flags, 0);
 	if (!chance(70) || kind != K_NEWLINK || !(flags & NLM_F_CREATE))
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = chance(30) || (kind == K_DELLINK && chance(70)) ?
-				      0 : fz_ifindex(f);
-	if (((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index == 1)	/* not lo: later tests need it */
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = f->veth;
+		ifm->ifi_index = chance(30) || (kind == K_DELLINK && chance(70)) ?
+				 0 : fz_ifindex(f);
+	if (ifm->ifi_index == 1)	/* not lo: later tests need it */
+		ifm->ifi_index = f->veth;
 	if (chance(3))
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_index = -rn(100);
+		ifm->ifi_index = -rn(100);
 	if (chance(5)) {
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_flags = rnd();
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_change = rnd();
+		ifm->ifi_flags = rnd();
+		ifm->ifi_change = rnd();
 	}
 	if (chance(2))
-		((struct ifinfomsg *)NLMSG_DATA(&(b)->n))->ifi_family = rn(50);
+		ifm->ifi_family = rn(50);
 
 	/* IFLA_IFNAME */
 	if (chance(85)) {
@@ -1539,33 +1558,18 @@ static void fz_nl_build(struct fz *f, struct nk_msg *b, int kind)
 			nk_put(b, IFLA_INFO_DATA, &v, rn(5));
 		} else if (chance(92)) {
 			nk_nest(b, IFLA_INFO_DATA);
-			if (chance(50)) {
-				v = chance(70) ? rn(2) : fz_u32();
-				nk_put(b, IFLA_NETKIT_MODE, &v, chance(92) ? 4 : rn(9));
-			}
-			if (chance(40)) {
-				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
-				nk_put(b, IFLA_NETKIT_POLICY, &v, chance(92) ? 4 : rn(9));
-			}
-			if (chance(40)) {
-				v = chance(70) ? (rn(2) ? NETKIT_PASS : NETKIT_DROP) : fz_u32();
-				nk_put(b, IFLA_NETKIT_PEER_POLICY, &v, chance(92) ? 4 : rn(9));
-			}
-			if (chance(25)) {
-				v = chance(70) ? rn(2) : fz_u32();
-				nk_put(b, IFLA_NETKIT_SCRUB, &v, chance(92) ? 4 : rn(9));
-			}
-			if (chance(25)) {
-				v = chance(70) ? rn(2) : fz_u32();
-				nk_put(b, IFLA_NETKIT_PEER_SCRUB, &v, chance(92) ? 4 : rn(9));
-			}
-			if (chance(20)) {
-				v = chance(70) ? rn(256) : fz_u32();
-				nk_put(b, IFLA_NETKIT_HEADROOM, &v, chance(92) ? 2 : rn(9));
-			}
-			if (chance(20)) {
-				v = chance(70) ? rn(256) : fz_u32();
-				nk_put(b, IFLA_NETKIT_TAILROOM, &v, chance(92) ? 2 : rn(9));
+			for (i = 0; i < (int)ARRAY_LEN(fz_attrs); i++) {
+				const struct fz_attr *fa = &fz_attrs[i];
+
+				if (!chance(fa->percent))
+					continue;
+				if (!chance(70))
+					v = fz_u32();
+				else if (fa->policy)
+					v = rn(2) ? NETKIT_PASS : NETKIT_DROP;
+				else
+					v = rn(fa->range);
+				nk_put(b, fa->type, &v, chance(92) ? (__u32)fa->len : rn(9));
 			}
 			if (chance(3))
 				nk_put(b, IFLA_NETKIT_PRIMARY, &v, rn(5));
