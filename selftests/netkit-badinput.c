@@ -281,337 +281,234 @@ static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
 
 /*
- * The rows that send one netkit attribute in IFLA_INFO_DATA (len bytes of
- * val: 1, 2 or 4; 0: none) and then, if peer, IFLA_NETKIT_PEER_INFO for
- * nkbx0, in an RTM_NEWLINK that creates nkbx1 (D_NEW) or changes the
- * primary or the peer of the table's pair (changelink). None of them may
- * leave a device behind.
+ * A netlink row: an RTM_NEWLINK (or cmd) of the table pair's primary or
+ * peer, the veth, ifindex, or one creating nkbx1 (D_NEW; its primary
+ * ifindex ifindex, prim its name if not nkbx1). Unless plain, it carries
+ * IFLA_LINKINFO { IFLA_INFO_KIND kind (netkit), IFLA_INFO_DATA {
+ * IFLA_NETKIT_MODE L2 if l2, IFLA_NETKIT_PEER_INFO for peer (ifindex
+ * peer_ifindex) if peer } }. The attributes a[] (len bytes of data; of val
+ * if len is 1, 2 or 4; else zeros) go where says: in INFO_DATA, in
+ * LINKINFO instead of INFO_DATA, in PEER_INFO (W_RAW: as bytes without a
+ * header), or at the top level. It must leave `creates` pairs behind.
  */
-enum { D_NEW, D_PRIM, D_PEER };
+enum { D_NEW, D_PRIM, D_PEER, D_VETH, D_IFINDEX };
+enum { W_NONE, W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
 
-struct attr_row {
+struct nl_case {
 	const char *name;
-	int dev, type, len;
-	__u32 val;
-	int peer, exp;
+	int dev;
+	const char *peer;
+	int where;
+	struct { int type, len; __u32 val; const void *data; } a[4];
+	int exp;
 	const char *msg;
+	int creates, l2, ifindex, peer_ifindex, flags, cmd, plain;
+	const char *kind, *prim;
 };
 
+#define A(type, len, val)	{ type, len, val, NULL }
+#define AD(type, len, data)	{ type, len, 0, data }
 #define ARRAY_LEN(a)	((int)(sizeof(a) / sizeof((a)[0])))
+#define PX		"nkbx0"
+#define MISSING		0x7fff0000	/* no such ifindex */
+#define POLICY_FAIL	"Attribute failed policy validation"
+#define OUT_OF_RANGE	"integer out of range"
+#define NO_XMIT_POLICY	"Provided default xmit policy not supported"
+#define READ_ONLY	"Primary attribute is read-only"
 #define PRIMARY_ONLY	"netkit link settings can be changed only through the primary device"
+#define NO_CHANGE(what)	"netkit link " what " cannot be changed after device creation"
+/* lib/nlattr.c's warning for what liberal parsing leaves unparsed */
+#define LEFTOVER	"bytes leftover after parsing attributes"
 
-static const struct attr_row new_rows[] = {
-	{ "newlink: MODE 2 (neither L2 nor L3)", D_NEW, IFLA_NETKIT_MODE, 4, 2, 1,
-	  -ERANGE, "integer out of range" },
-	{ "newlink: MODE 0xffffffff", D_NEW, IFLA_NETKIT_MODE, 4, 0xffffffff, 0,
-	  -ERANGE, "integer out of range" },
-	{ "newlink: MODE as a 2-byte attribute", D_NEW, IFLA_NETKIT_MODE, 2,
-	  NETKIT_L2, 0, -ERANGE, "Attribute failed policy validation" },
-	{ "newlink: POLICY 1 (neither pass nor drop)", D_NEW, IFLA_NETKIT_POLICY, 4,
-	  1, 0, -EINVAL, "Provided default xmit policy not supported" },
-	{ "newlink: POLICY NETKIT_REDIRECT", D_NEW, IFLA_NETKIT_POLICY, 4,
-	  NETKIT_REDIRECT, 0, -EINVAL, "Provided default xmit policy not supported" },
-	{ "newlink: PEER_POLICY NETKIT_NEXT", D_NEW, IFLA_NETKIT_PEER_POLICY, 4,
-	  (__u32)NETKIT_NEXT, 1, -EINVAL, "Provided default xmit policy not supported" },
-	{ "newlink: PEER_POLICY as a 2-byte attribute", D_NEW, IFLA_NETKIT_PEER_POLICY,
-	  2, NETKIT_DROP, 0, -ERANGE, "Attribute failed policy validation" },
-	{ "newlink: SCRUB 2", D_NEW, IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_DEFAULT + 1,
-	  0, -ERANGE, "integer out of range" },
-	{ "newlink: PEER_SCRUB 0x80000000", D_NEW, IFLA_NETKIT_PEER_SCRUB, 4,
-	  0x80000000, 0, -ERANGE, "integer out of range" },
-	{ "newlink: HEADROOM as a 1-byte attribute", D_NEW, IFLA_NETKIT_HEADROOM, 1,
-	  1, 0, -ERANGE, "Attribute failed policy validation" },
-	{ "newlink: TAILROOM as a 1-byte attribute", D_NEW, IFLA_NETKIT_TAILROOM, 1,
-	  1, 0, -ERANGE, "Attribute failed policy validation" },
-	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", D_NEW,
-	  IFLA_NETKIT_PRIMARY, 1, 1, 0, -EINVAL, "Primary attribute is read-only" },
-};
+static const struct nl_case nl_cases[] = {
+	/* RTM_NEWLINK creating a pair */
+	{ "newlink: MODE 2 (neither L2 nor L3)", D_NEW, PX, W_DATA,
+	  { A(IFLA_NETKIT_MODE, 4, 2) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "newlink: MODE 0xffffffff", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_MODE, 4, 0xffffffff) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "newlink: MODE as a 2-byte attribute", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_MODE, 2, NETKIT_L2) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: POLICY 1 (neither pass nor drop)", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, 1) }, .exp = -EINVAL, NO_XMIT_POLICY },
+	{ "newlink: POLICY NETKIT_REDIRECT", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_REDIRECT) }, .exp = -EINVAL, NO_XMIT_POLICY },
+	{ "newlink: PEER_POLICY NETKIT_NEXT", D_NEW, PX, W_DATA,
+	  { A(IFLA_NETKIT_PEER_POLICY, 4, (__u32)NETKIT_NEXT) }, .exp = -EINVAL, NO_XMIT_POLICY },
+	{ "newlink: PEER_POLICY as a 2-byte attribute", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_POLICY, 2, NETKIT_DROP) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: SCRUB 2", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_DEFAULT + 1) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "newlink: PEER_SCRUB 0x80000000", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_SCRUB, 4, 0x80000000) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "newlink: HEADROOM as a 1-byte attribute", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_HEADROOM, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: TAILROOM as a 1-byte attribute", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_TAILROOM, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PRIMARY, 1, 1) }, .exp = -EINVAL, READ_ONLY },
+	{ "newlink: HEADROOM and TAILROOM 0xffff (no upper bound)", D_NEW, PX, W_DATA,
+	  { A(IFLA_NETKIT_HEADROOM, 2, 0xffff), A(IFLA_NETKIT_TAILROOM, 2, 0xffff) },
+	  .exp = 0, NULL, .creates = 1 },
+	{ "newlink: empty PEER_INFO", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_INFO, 0, 0) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO shorter than an ifinfomsg", D_NEW, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_INFO, 8, 0) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO with a negative ifindex", D_NEW, PX, W_NONE, .exp = -EINVAL,
+	  "ifindex can't be negative", .peer_ifindex = -5 },
+	{ "newlink: PEER_INFO with a 44-byte peer name", D_NEW,
+	  "nkbx0_name_longer_than_ifnamsiz_0123456789", W_NONE, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO with a 2-byte IFLA_MTU", D_NEW, PX, W_PEER,
+	  { A(IFLA_MTU, 2, 1500) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", D_NEW, PX, W_PEER,
+	  { A(IFLA_LINKINFO, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)", D_NEW, PX,
+	  W_RAW, { A(0, 1500, 0) }, .exp = 0, LEFTOVER, .creates = 1 },
+	{ "newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)", D_NEW, PX,
+	  W_RAW, { AD(0, 12, "\xf0\xff\x03\x00garbage!") }, .exp = 0, LEFTOVER, .creates = 1 },
+	{ "newlink: peer IFLA_NET_NS_FD not a netns", D_NEW, PX, W_PEER,
+	  { AD(IFLA_NET_NS_FD, 4, &nl.fd) }, .exp = -EINVAL },
+	{ "newlink: peer IFLA_NET_NS_FD closed", D_NEW, PX, W_PEER,
+	  { A(IFLA_NET_NS_FD, 4, 999) }, .exp = -EBADF },
+	{ "newlink: peer IFLA_NET_NS_PID missing", D_NEW, PX, W_PEER,
+	  { A(IFLA_NET_NS_PID, 4, 0x3ffffff0) }, .exp = -ESRCH },
+	{ "newlink: IFLA_ADDRESS for the peer in L3 mode", D_NEW, PX, W_PEER,
+	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP },
+	{ "newlink: IFLA_ADDRESS for the primary in L3 mode", D_NEW, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP },
+	{ "newlink: 4-byte IFLA_ADDRESS for the peer (L2)", D_NEW, PX, W_PEER,
+	  { AD(IFLA_ADDRESS, 4, mac_ok) }, .exp = -EINVAL, .l2 = 1 },
+	{ "newlink: 4-byte IFLA_ADDRESS for the primary (L2)", D_NEW, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 4, mac_ok) }, .exp = -EINVAL, .l2 = 1 },
+	{ "newlink: multicast IFLA_ADDRESS for the peer (L2)", D_NEW, PX, W_PEER,
+	  { AD(IFLA_ADDRESS, 6, mac_mcast) }, .exp = -EADDRNOTAVAIL, .l2 = 1 },
+	{ "newlink: multicast IFLA_ADDRESS for the primary (L2)", D_NEW, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 6, mac_mcast) }, .exp = -EADDRNOTAVAIL, .l2 = 1 },
+	{ "newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)", D_NEW, PX,
+	  W_DATA, { A(NK_PAIRING + 1, 4, 7), A(NK_PAIRING + 2, 4, 7), A(0, 4, 7),
+	  A(0x3fff, 4, 7) }, .exp = 0, NULL, .creates = 1 },
+	/* an attribute header, len 8, in 4 bytes */
+	{ "newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)", D_NEW, NULL,
+	  W_INFO, { A(IFLA_INFO_DATA, 4, 0x00010008) }, .exp = 0, LEFTOVER, .creates = 1 },
+	{ "newlink: NLM_F_EXCL with an existing netkit name", D_NEW, NULL, W_NONE,
+	  .exp = -EEXIST, .prim = "nkbt1" },
+	{ "newlink: peer named like an existing device", D_NEW, "nkbt1", W_NONE, .exp = -EEXIST },
+	{ "newlink: peer ifindex taken (lo's)", D_NEW, PX, W_NONE, .exp = -EBUSY,
+	  .ifindex = 30000, .peer_ifindex = 1 },
+	{ "newlink: primary ifindex taken by its own peer", D_NEW, PX, W_NONE, .exp = -EBUSY,
+	  .ifindex = 30000, .peer_ifindex = 30000 },
 
-static const struct attr_row chg_rows[] = {
-	{ "changelink: MODE", D_PRIM, IFLA_NETKIT_MODE, 4, NETKIT_L3, 0, -EACCES,
-	  "netkit link operating mode cannot be changed after device creation" },
-	{ "changelink: MODE 7 (policy first)", D_PRIM, IFLA_NETKIT_MODE, 4, 7, 0,
-	  -ERANGE, "integer out of range" },
-	{ "changelink: SCRUB", D_PRIM, IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_NONE, 0,
-	  -EACCES, "netkit link scrubbing cannot be changed after device creation" },
-	{ "changelink: PEER_SCRUB", D_PRIM, IFLA_NETKIT_PEER_SCRUB, 4,
-	  NETKIT_SCRUB_NONE, 0, -EACCES,
-	  "netkit link peer scrubbing cannot be changed after device creation" },
-	{ "changelink: PEER_INFO", D_PRIM, 0, 0, 0, 1, -EACCES,
-	  "netkit link peer info cannot be changed after device creation" },
-	{ "changelink: HEADROOM", D_PRIM, IFLA_NETKIT_HEADROOM, 2, 64, 0, -EACCES,
-	  "netkit link headroom cannot be changed after device creation" },
-	{ "changelink: TAILROOM", D_PRIM, IFLA_NETKIT_TAILROOM, 2, 64, 0, -EACCES,
-	  "netkit link tailroom cannot be changed after device creation" },
-	{ "changelink: IFLA_NETKIT_PRIMARY", D_PRIM, IFLA_NETKIT_PRIMARY, 1, 1, 0,
-	  -EINVAL, "Primary attribute is read-only" },
-	{ "changelink: POLICY 3", D_PRIM, IFLA_NETKIT_POLICY, 4, 3, 0, -EINVAL,
-	  "Provided default xmit policy not supported" },
-	{ "changelink: PEER_POLICY 3", D_PRIM, IFLA_NETKIT_PEER_POLICY, 4, 3, 0,
-	  -EINVAL, "Provided default xmit policy not supported" },
-	{ "changelink on the peer: POLICY", D_PEER, IFLA_NETKIT_POLICY, 4,
-	  NETKIT_DROP, 0, -EACCES, PRIMARY_ONLY },
-	{ "changelink on the peer: MODE", D_PEER, IFLA_NETKIT_MODE, 4, NETKIT_L2, 0,
-	  -EACCES, PRIMARY_ONLY },
-	{ "changelink on the peer: empty INFO_DATA", D_PEER, 0, 0, 0, 0, -EACCES,
+	/* RTM_NEWLINK on an existing device: changelink */
+	{ "changelink: MODE", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_MODE, 4, NETKIT_L3) },
+	  .exp = -EACCES, NO_CHANGE("operating mode") },
+	{ "changelink: MODE 7 (policy first)", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_MODE, 4, 7) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "changelink: SCRUB", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_NONE) }, .exp = -EACCES, NO_CHANGE("scrubbing") },
+	{ "changelink: PEER_SCRUB", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_SCRUB, 4, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
+	  NO_CHANGE("peer scrubbing") },
+	{ "changelink: PEER_INFO", D_PRIM, PX, W_NONE, .exp = -EACCES, NO_CHANGE("peer info") },
+	{ "changelink: HEADROOM", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_HEADROOM, 2, 64) },
+	  .exp = -EACCES, NO_CHANGE("headroom") },
+	{ "changelink: TAILROOM", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_TAILROOM, 2, 64) },
+	  .exp = -EACCES, NO_CHANGE("tailroom") },
+	{ "changelink: IFLA_NETKIT_PRIMARY", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PRIMARY, 1, 1) }, .exp = -EINVAL, READ_ONLY },
+	{ "changelink: POLICY 3", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_POLICY, 4, 3) },
+	  .exp = -EINVAL, NO_XMIT_POLICY },
+	{ "changelink: PEER_POLICY 3", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_PEER_POLICY, 4, 3) }, .exp = -EINVAL, NO_XMIT_POLICY },
+	{ "changelink on the peer: POLICY", D_PEER, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EACCES, PRIMARY_ONLY },
+	{ "changelink on the peer: MODE", D_PEER, NULL, W_DATA,
+	  { A(IFLA_NETKIT_MODE, 4, NETKIT_L2) }, .exp = -EACCES, PRIMARY_ONLY },
+	{ "changelink on the peer: empty INFO_DATA", D_PEER, NULL, W_NONE, .exp = -EACCES,
 	  PRIMARY_ONLY },
+	{ "changelink with NLM_F_REPLACE", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EOPNOTSUPP, .flags = NLM_F_REPLACE },
+	{ "changelink of a netkit device with kind veth", D_PRIM, NULL, W_NONE,
+	  .exp = -EOPNOTSUPP, .kind = "veth" },
+	{ "changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)", D_PRIM,
+	  NULL, W_DATA, { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP),
+	  A(IFLA_NETKIT_PEER_POLICY, 4, NETKIT_DROP), A(NK_PAIRING + 1, 4, 7) }, .exp = 0 },
+	{ "changelink: POLICY and PEER_POLICY back to pass (valid)", D_PRIM, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_PASS), A(IFLA_NETKIT_PEER_POLICY, 4, NETKIT_PASS) },
+	  .exp = 0 },
+
+	/* RTM_SETLINK and RTM_DELLINK */
+	{ "setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)", D_PRIM,
+	  NULL, W_DATA, { A(IFLA_NETKIT_MODE, 4, 5), A(IFLA_NETKIT_POLICY, 4, 9) },
+	  .exp = 0, .cmd = RTM_SETLINK },
+	{ "setlink: IFLA_ADDRESS of the L3 primary", D_PRIM, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "setlink: IFLA_ADDRESS of the L3 peer", D_PEER, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "setlink: 2-byte IFLA_ADDRESS", D_PRIM, NULL, W_TOP,
+	  { AD(IFLA_ADDRESS, 2, mac_ok) }, .exp = -EINVAL, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "dellink: missing ifindex", D_IFINDEX, NULL, W_NONE, .exp = -ENODEV,
+	  .ifindex = MISSING, .cmd = RTM_DELLINK, .plain = 1 },
+	{ "dellink: missing name", D_IFINDEX, NULL, W_TOP,
+	  { AD(IFLA_IFNAME, 8, "nkbnone") }, .exp = -ENODEV, .cmd = RTM_DELLINK, .plain = 1 },
+	{ "dellink: lo (no rtnl_link_ops)", D_IFINDEX, NULL, W_NONE, .exp = -EOPNOTSUPP,
+	  .ifindex = 1, .cmd = RTM_DELLINK, .plain = 1 },
+	{ "changelink of a veth with kind netkit", D_VETH, NULL, W_DATA,
+	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EOPNOTSUPP },
 };
 
-static void attr_rows(const struct attr_row *r, int n, const struct pair *t)
+static void put_attrs(struct nk_msg *b, const struct nl_case *r)
 {
-	struct nk_msg b;
+	int i;
 
-	for (; n--; r++) {
-		if (r->dev == D_NEW)
-			nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, "nkbx1");
+	for (i = 0; i < ARRAY_LEN(r->a) && (r->a[i].type || r->a[i].len); i++) {
+		if (r->where == W_RAW)
+			nk_put_raw(b, r->a[i].data, r->a[i].len);
+		else if (r->a[i].data || r->a[i].len == 0 || r->a[i].len > 4)
+			nk_put(b, r->a[i].type, r->a[i].data, r->a[i].len);
+		else if (r->a[i].len == 4)
+			nk_put_u32(b, r->a[i].type, r->a[i].val);
+		else if (r->a[i].len == 2)
+			nk_put_u16(b, r->a[i].type, r->a[i].val);
 		else
-			nk_begin(&b, RTM_NEWLINK, 0, r->dev == D_PRIM ? t->prim : t->peer,
-				 NULL);
-		if (r->len == 4)
-			nk_put_u32(&b, r->type, r->val);
-		else if (r->len == 2)
-			nk_put_u16(&b, r->type, r->val);
-		else if (r->len == 1)
-			nk_put_u8(&b, r->type, r->val);
-		if (r->peer)
-			nk_netkit_peer(&b, 0, "nkbx0");
-		nk_nest_end_all(&b);
-		nl_row(r->name, r->exp, r->msg, &b, 0);
+			nk_put_u8(b, r->a[i].type, r->a[i].val);
 	}
 }
 
 static void table_netlink(const struct pair *t, const struct pair *v)
 {
-	/* lib/nlattr.c's warning for what liberal parsing leaves unparsed */
-	static const char leftover[] = "bytes leftover after parsing attributes";
-	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
-	static char zeros[1500];
+	const struct nl_case *r;
+	const char *kind;
 	struct nk_msg b;
-	__u8 one = 1;
-	__u32 garbage = 0x00010008;	/* an attribute header, len 8, in 4 bytes */
+	int ifindex;
 
-	/* --- RTM_NEWLINK creating a pair --- */
-	attr_rows(new_rows, ARRAY_LEN(new_rows), t);
-#define NEW(name) nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, name)
-	NEW("nkbx1");
-	nk_put_u16(&b, IFLA_NETKIT_HEADROOM, 0xffff);
-	nk_put_u16(&b, IFLA_NETKIT_TAILROOM, 0xffff);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: HEADROOM and TAILROOM 0xffff (no upper bound)", 0, NULL, &b, 1);
-
-	NEW("nkbx1");
-	nk_put(&b, IFLA_NETKIT_PEER_INFO, NULL, 0);
-	nk_nest_end_all(&b);
-	nl_row("newlink: empty PEER_INFO", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_put(&b, IFLA_NETKIT_PEER_INFO, &ifm, 8);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO shorter than an ifinfomsg", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, -5, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with a negative ifindex", -EINVAL,
-	       "ifindex can't be negative", &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0_name_longer_than_ifnamsiz_0123456789");
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with a 44-byte peer name", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_u16(&b, IFLA_MTU, 1500);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with a 2-byte IFLA_MTU", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put(&b, IFLA_LINKINFO, &one, 1);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", -ERANGE,
-	       "Attribute failed policy validation", &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_raw(&b, zeros, sizeof(zeros));
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)",
-	       0, leftover, &b, 1);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_raw(&b, "\xf0\xff\x03\x00garbage!", 12);
-	nk_nest_end_all(&b);
-	nl_row("newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)",
-	       0, leftover, &b, 1);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_u32(&b, IFLA_NET_NS_FD, nl.fd);
-	nk_nest_end_all(&b);
-	nl_row("newlink: peer IFLA_NET_NS_FD not a netns", -EINVAL, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_u32(&b, IFLA_NET_NS_FD, 999);
-	nk_nest_end_all(&b);
-	nl_row("newlink: peer IFLA_NET_NS_FD closed", -EBADF, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put_u32(&b, IFLA_NET_NS_PID, 0x3ffffff0);
-	nk_nest_end_all(&b);
-	nl_row("newlink: peer IFLA_NET_NS_PID missing", -ESRCH, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
-	nk_nest_end_all(&b);
-	nl_row("newlink: IFLA_ADDRESS for the peer in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_nest_end_all(&b);
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
-	nl_row("newlink: IFLA_ADDRESS for the primary in L3 mode", -EOPNOTSUPP, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 4);
-	nk_nest_end_all(&b);
-	nl_row("newlink: 4-byte IFLA_ADDRESS for the peer (L2)", -EINVAL, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_nest_end_all(&b);
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 4);
-	nl_row("newlink: 4-byte IFLA_ADDRESS for the primary (L2)", -EINVAL, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_put(&b, IFLA_ADDRESS, mac_mcast, 6);
-	nk_nest_end_all(&b);
-	nl_row("newlink: multicast IFLA_ADDRESS for the peer (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
-	nk_nest_end_all(&b);
-	nk_put(&b, IFLA_ADDRESS, mac_mcast, 6);
-	nl_row("newlink: multicast IFLA_ADDRESS for the primary (L2)", -EADDRNOTAVAIL, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_put_u32(&b, NK_PAIRING + 1, 7);
-	nk_put_u32(&b, NK_PAIRING + 2, 7);
-	nk_put_u32(&b, 0, 7);
-	nk_put_u32(&b, 0x3fff, 7);
-	nk_netkit_peer(&b, 0, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)",
-	       0, NULL, &b, 1);
-
-	b_init(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0);
-	nk_put_str(&b, IFLA_IFNAME, "nkbx1");
-	nk_nest(&b, IFLA_LINKINFO);
-	nk_put(&b, IFLA_INFO_KIND, "netkit", 6);
-	nk_put(&b, IFLA_INFO_DATA, &garbage, 4);
-	nk_nest_end_all(&b);
-	nl_row("newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)",
-	       0, leftover, &b, 1);
-
-	NEW(t->pname);
-	nk_nest_end_all(&b);
-	nl_row("newlink: NLM_F_EXCL with an existing netkit name", -EEXIST, NULL, &b, 0);
-
-	NEW("nkbx1");
-	nk_netkit_peer(&b, 0, t->pname);
-	nk_nest_end_all(&b);
-	nl_row("newlink: peer named like an existing device", -EEXIST, NULL, &b, 0);
-
-	NEW("nkbx1");
-	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_index = 30000;
-	nk_netkit_peer(&b, 1, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: peer ifindex taken (lo's)", -EBUSY, NULL, &b, 0);
-
-	NEW("nkbx1");
-	((struct ifinfomsg *)NLMSG_DATA(&(&b)->n))->ifi_index = 30000;
-	nk_netkit_peer(&b, 30000, "nkbx0");
-	nk_nest_end_all(&b);
-	nl_row("newlink: primary ifindex taken by its own peer", -EBUSY, NULL, &b, 0);
-#undef NEW
-
-	/* --- RTM_NEWLINK on an existing device: changelink --- */
-	attr_rows(chg_rows, ARRAY_LEN(chg_rows), t);
-#define CHG(ifindex) nk_begin(&b, RTM_NEWLINK, 0, ifindex, NULL)
-	nk_begin(&b, RTM_NEWLINK, NLM_F_REPLACE, t->prim, NULL);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_nest_end_all(&b);
-	nl_row("changelink with NLM_F_REPLACE", -EOPNOTSUPP, NULL, &b, 0);
-
-	b_init(&b, RTM_NEWLINK, 0, t->prim);
-	nk_nest(&b, IFLA_LINKINFO);
-	nk_put(&b, IFLA_INFO_KIND, "veth", 4);
-	nk_nest(&b, IFLA_INFO_DATA);
-	nk_nest_end_all(&b);
-	nl_row("changelink of a netkit device with kind veth", -EOPNOTSUPP, NULL, &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_DROP);
-	nk_put_u32(&b, NK_PAIRING + 1, 7);
-	nk_nest_end_all(&b);
-	nl_row("changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)",
-	       0, NULL, &b, 0);
-
-	CHG(t->prim);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_PASS);
-	nk_put_u32(&b, IFLA_NETKIT_PEER_POLICY, NETKIT_PASS);
-	nk_nest_end_all(&b);
-	nl_row("changelink: POLICY and PEER_POLICY back to pass (valid)", 0, NULL, &b, 0);
-#undef CHG
-
-	/* --- RTM_SETLINK and RTM_DELLINK --- */
-	nk_begin(&b, RTM_SETLINK, 0, t->prim, NULL);
-	nk_put_u32(&b, IFLA_NETKIT_MODE, 5);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, 9);
-	nk_nest_end_all(&b);
-	nl_row("setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)",
-	       0, NULL, &b, 0);
-
-	b_init(&b, RTM_SETLINK, 0, t->prim);
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
-	nl_row("setlink: IFLA_ADDRESS of the L3 primary", -EOPNOTSUPP, NULL, &b, 0);
-
-	b_init(&b, RTM_SETLINK, 0, t->peer);
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 6);
-	nl_row("setlink: IFLA_ADDRESS of the L3 peer", -EOPNOTSUPP, NULL, &b, 0);
-
-	b_init(&b, RTM_SETLINK, 0, t->prim);
-	nk_put(&b, IFLA_ADDRESS, mac_ok, 2);
-	nl_row("setlink: 2-byte IFLA_ADDRESS", -EINVAL, NULL, &b, 0);
-
-	b_init(&b, RTM_DELLINK, 0, 0x7fff0000);
-	nl_row("dellink: missing ifindex", -ENODEV, NULL, &b, 0);
-
-	b_init(&b, RTM_DELLINK, 0, 0);
-	nk_put_str(&b, IFLA_IFNAME, "nkbnone");
-	nl_row("dellink: missing name", -ENODEV, NULL, &b, 0);
-
-	b_init(&b, RTM_DELLINK, 0, 1);
-	nl_row("dellink: lo (no rtnl_link_ops)", -EOPNOTSUPP, NULL, &b, 0);
-
-	nk_begin(&b, RTM_NEWLINK, 0, v->prim, NULL);
-	nk_put_u32(&b, IFLA_NETKIT_POLICY, NETKIT_DROP);
-	nk_nest_end_all(&b);
-	nl_row("changelink of a veth with kind netkit", -EOPNOTSUPP, NULL, &b, 0);
+	for (r = nl_cases; r < nl_cases + ARRAY_LEN(nl_cases); r++) {
+		ifindex = r->dev == D_PRIM ? t->prim : r->dev == D_PEER ? t->peer :
+			  r->dev == D_VETH ? v->prim : r->ifindex;
+		b_init(&b, r->cmd ? r->cmd : RTM_NEWLINK,
+		       r->dev == D_NEW ? NLM_F_CREATE | NLM_F_EXCL : r->flags, ifindex);
+		if (r->dev == D_NEW)
+			nk_put_str(&b, IFLA_IFNAME, r->prim ? r->prim : "nkbx1");
+		if (!r->plain) {
+			kind = r->kind ? r->kind : "netkit";
+			nk_nest(&b, IFLA_LINKINFO);
+			nk_put(&b, IFLA_INFO_KIND, kind, strlen(kind));
+			if (r->where == W_INFO)
+				put_attrs(&b, r);
+			else
+				nk_nest(&b, IFLA_INFO_DATA);
+		}
+		if (r->l2)
+			nk_put_u32(&b, IFLA_NETKIT_MODE, NETKIT_L2);
+		if (r->where == W_DATA)
+			put_attrs(&b, r);
+		if (r->peer)
+			nk_netkit_peer(&b, r->peer_ifindex, r->peer);
+		if (r->where == W_PEER || r->where == W_RAW)
+			put_attrs(&b, r);
+		nk_nest_end_all(&b);
+		if (r->where == W_TOP)
+			put_attrs(&b, r);
+		nl_row(r->name, r->exp, r->msg, &b, r->creates);
+	}
 }
 
 struct progs {
