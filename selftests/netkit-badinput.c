@@ -511,17 +511,239 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 	}
 }
 
-struct progs {
-	int p, q, r, z, s, x;	/* P, Q: primary; R: peer; Z: eat 0; socket filter; XDP */
-	__u32 pid, qid;
+/*
+ * The table's bpf objects, O(x) the one named x: its netkit primary and
+ * peer, the veth, ifindex 0, the programs P, Q (primary), R (peer), Z
+ * (expected_attach_type 0), S (socket filter), X (XDP), the netlink
+ * socket, P's id and the link that the link rows keep. In a bpf row O_x
+ * stands for O(x); any other value is used as it is.
+ */
+enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_NL, O_PID, O_LNK,
+       O_END };
+static int objs[O_END - O_PRIM];
+#define O(x)		objs[O_##x - O_PRIM]
+#define PRIM		BPF_NETKIT_PRIMARY
+#define PEER		BPF_NETKIT_PEER
+/* expected_revision: the hook's current one plus d */
+#define REV(d)		(0x40000000 + (d))
+
+static int obj(int v)
+{
+	return v >= O_PRIM && v < O_END ? objs[v - O_PRIM] : v;
+}
+
+/*
+ * A bpf(2) row: the command f[CMD] and its fields. BPF_PROG_ATTACH,
+ * BPF_PROG_DETACH and BPF_LINK_CREATE (LKEEP: the link is kept as O_LNK):
+ * the program PROG, FLAGS, relative fd or id REL, replace_bpf_fd REPL,
+ * expected_revision RV (0: none), the device DEV (0: the primary) and the
+ * attach type TYPE (0: primary). BPF_PROG_QUERY: prog_ids PROG,
+ * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE.
+ * BPF_LINK_UPDATE: the new program PROG, FLAGS, old_prog_fd REPL, the
+ * link DEV. BPF_LINK_DETACH: the link DEV.
+ */
+enum { ATT = 1, DET, QRY, LCR, LKEEP, LUPD, LDET };
+enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, NF };
+
+struct bpf_case {
+	const char *name;
+	int exp;
+	int f[NF];
 };
+
+static const struct bpf_case bpf_cases1[] = {
+	/* BPF_PROG_ATTACH: program and attach type */
+	{ "attach: socket filter program", -EINVAL, { ATT, O_S } },
+	{ "attach: XDP program", -EINVAL, { ATT, O_X } },
+	{ "attach: attach type 999", -EINVAL, { ATT, O_P, [TYPE] = 999 } },
+	{ "attach: attach_bpf_fd a netlink socket", -EINVAL, { ATT, O_NL } },
+	{ "attach: attach_bpf_fd closed", -EBADF, { ATT, 999 } },
+	{ "attach: program for the peer (expected_attach_type) at primary", 0, { ATT, O_R } },
+	{ "detach: it again", 0, { DET, O_R } },
+	{ "attach: program with expected_attach_type 0 at peer", 0, { ATT, O_Z, [TYPE] = PEER } },
+	{ "detach: it again", 0, { DET, O_Z, [TYPE] = PEER } },
+	{ "attach: flag BPF_F_ALLOW_MULTI", -EINVAL, { ATT, O_P, BPF_F_ALLOW_MULTI } },
+	{ "attach: flag 1 << 20", -EINVAL, { ATT, O_P, 1U << 20 } },
+
+	/* targets */
+	{ "attach: target the peer", -EACCES, { ATT, O_P, [DEV] = O_PEER } },
+	{ "attach: target the peer, type peer", -EACCES, { ATT, O_P, [DEV] = O_PEER, [TYPE] = PEER } },
+	{ "attach: target lo", -ENXIO, { ATT, O_P, [DEV] = 1 } },
+	{ "attach: target a veth", -ENXIO, { ATT, O_P, [DEV] = O_VETH } },
+	{ "attach: target ifindex 0", -ENODEV, { ATT, O_P, [DEV] = O_ZERO } },
+	{ "attach: target missing ifindex", -ENODEV, { ATT, O_P, [DEV] = MISSING } },
+
+	/* P attached at the primary from here on */
+	{ "attach: P (valid)", 0, { ATT, O_P } },
+	{ "attach: P a second time", -EEXIST, { ATT, O_P } },
+
+	/* relative_fd / relative_id */
+	{ "attach: Q BPF_F_BEFORE|BPF_F_ID, relative_id P's id (valid)", 0,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_ID, O_PID } },
+	{ "detach: Q (valid)", 0, { DET, O_Q } },
+	{ "attach: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0 } },
+	{ "attach: BPF_F_BEFORE|BPF_F_ID, relative_id 0", -ENOENT,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_ID } },
+	{ "attach: BPF_F_BEFORE, relative_fd closed", -EBADF, { ATT, O_Q, BPF_F_BEFORE, 999 } },
+	{ "attach: BPF_F_ID alone, relative_id P's id", -EINVAL, { ATT, O_Q, BPF_F_ID, O_PID } },
+	{ "attach: relative_fd P without BPF_F_BEFORE/AFTER", -EINVAL, { ATT, O_Q, 0, O_P } },
+	{ "attach: BPF_F_BEFORE|BPF_F_LINK, relative_fd a program", -EINVAL,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_LINK, O_P } },
+	{ "attach: BPF_F_BEFORE|BPF_F_LINK|BPF_F_ID, relative_id missing", -ENOENT,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_LINK | BPF_F_ID, 0x7ffffff0 } },
+	{ "attach: BPF_F_BEFORE, relative_fd a program not attached", -ENOENT,
+	  { ATT, O_Q, BPF_F_BEFORE, O_R } },
+	{ "attach: BPF_F_BEFORE|BPF_F_AFTER relative to P", -ERANGE,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_AFTER, O_P } },
+	{ "attach: BPF_F_BEFORE, relative_fd a socket filter", -EINVAL,
+	  { ATT, O_Q, BPF_F_BEFORE, O_S } },
+
+	/* revisions */
+	{ "attach: stale expected_revision", -ESTALE, { ATT, O_Q, 0, 0, 0, REV(5) } },
+	{ "attach: Q with the current expected_revision (valid)", 0,
+	  { ATT, O_Q, 0, 0, 0, REV(0) } },
+	{ "detach: stale expected_revision", -ESTALE, { DET, O_Q, 0, 0, 0, REV(-1) } },
+};
+
+static const struct bpf_case bpf_cases2[] = {
+	{ "detach: Q with the current revision (valid)", 0, { DET, O_Q, 0, 0, 0, REV(0) } },
+
+	/* BPF_PROG_QUERY */
+	{ "query: BPF_F_QUERY_EFFECTIVE", -EINVAL, { QRY, 0, BPF_F_QUERY_EFFECTIVE } },
+	{ "query: query_flags 2", -EINVAL, { QRY, 0, 2 } },
+	{ "query: attach_flags 1", -EINVAL, { QRY, 0, 0, 1 } },
+	{ "query: prog_ids pointing nowhere", -EFAULT, { QRY, 0x10, 0, 0, 2 } },
+	{ "query: target the peer", -EACCES, { QRY, [DEV] = O_PEER } },
+	{ "query: target lo", -ENXIO, { QRY, [DEV] = 1 } },
+	{ "query: target a veth", -ENXIO, { QRY, [DEV] = O_VETH } },
+	{ "query: target ifindex 0", -ENODEV, { QRY, [DEV] = O_ZERO } },
+	{ "query: target missing ifindex", -ENODEV, { QRY, [DEV] = MISSING } },
+	{ "query: attach type 999", -EINVAL, { QRY, [TYPE] = 999 } },
+
+	/* BPF_F_REPLACE */
+	{ "attach: BPF_F_REPLACE, replace_bpf_fd 0 (no program)", -EINVAL,
+	  { ATT, O_Q, BPF_F_REPLACE } },
+	{ "attach: BPF_F_REPLACE, replace_bpf_fd closed", -EBADF,
+	  { ATT, O_Q, BPF_F_REPLACE, 0, 999 } },
+	{ "attach: BPF_F_REPLACE, replace_bpf_fd a netlink socket", -EINVAL,
+	  { ATT, O_Q, BPF_F_REPLACE, 0, O_NL } },
+	{ "attach: BPF_F_REPLACE of a program not attached", -ENOENT,
+	  { ATT, O_Q, BPF_F_REPLACE, 0, O_R } },
+	{ "attach: BPF_F_REPLACE of a socket filter", -EINVAL,
+	  { ATT, O_Q, BPF_F_REPLACE, 0, O_S } },
+	{ "attach: BPF_F_REPLACE of P by P", -EEXIST, { ATT, O_P, BPF_F_REPLACE, 0, O_P } },
+	{ "attach: BPF_F_REPLACE of P by Q (valid)", 0, { ATT, O_Q, BPF_F_REPLACE, 0, O_P } },
+	{ "attach: BPF_F_REPLACE of Q by P (valid)", 0, { ATT, O_P, BPF_F_REPLACE, 0, O_Q } },
+
+	/* BPF_PROG_DETACH */
+	{ "detach: BPF_F_REPLACE", -EINVAL, { DET, O_P, BPF_F_REPLACE } },
+	{ "detach: a program not attached", -ENOENT, { DET, O_R } },
+	{ "detach: a socket filter", -EINVAL, { DET, O_S } },
+	{ "detach: flag BPF_F_ALLOW_MULTI", -EINVAL, { DET, O_P, BPF_F_ALLOW_MULTI } },
+	{ "detach: attach type 999", -EINVAL, { DET, O_P, [TYPE] = 999 } },
+	{ "detach: nothing attached at the peer", -ENOENT, { DET, O_P, [TYPE] = PEER } },
+	{ "detach: target the peer", -EACCES, { DET, O_P, [DEV] = O_PEER } },
+	{ "detach: target lo", -ENXIO, { DET, O_P, [DEV] = 1 } },
+	{ "detach: target a veth", -ENXIO, { DET, O_P, [DEV] = O_VETH } },
+	{ "detach: target ifindex 0", -ENODEV, { DET, O_P, [DEV] = O_ZERO } },
+	{ "detach: target missing ifindex", -ENODEV, { DET, O_P, [DEV] = MISSING } },
+	{ "detach: BPF_F_AFTER|BPF_F_ID, relative_id missing", -ENOENT,
+	  { DET, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0 } },
+
+	/* BPF_LINK_CREATE */
+	{ "link_create: socket filter program", -EINVAL, { LCR, O_S } },
+	{ "link_create: XDP program", -EINVAL, { LCR, O_X } },
+	{ "link_create: attach type 999", -EINVAL, { LCR, O_Q, [TYPE] = 999 } },
+	{ "link_create: prog_fd closed", -EBADF, { LCR, 999 } },
+	{ "link_create: target the peer", -EACCES, { LCR, O_Q, [DEV] = O_PEER } },
+	{ "link_create: target lo", -ENXIO, { LCR, O_Q, [DEV] = 1 } },
+	{ "link_create: target a veth", -ENXIO, { LCR, O_Q, [DEV] = O_VETH } },
+	{ "link_create: target ifindex 0", -ENODEV, { LCR, O_Q, [DEV] = O_ZERO } },
+	{ "link_create: target missing ifindex", -ENODEV, { LCR, O_Q, [DEV] = MISSING } },
+	{ "link_create: P, attached as a program", -EEXIST, { LCR, O_P } },
+	{ "link_create: program for the peer at primary (valid)", 0, { LCR, O_R } },
+	{ "link_create: stale expected_revision", -ESTALE, { LCR, O_Q, 0, 0, 0, REV(3) } },
+	{ "link_create: BPF_F_REPLACE, nothing to replace", -ENOENT, { LCR, O_Q, BPF_F_REPLACE } },
+	{ "link_create: flag BPF_F_ALLOW_MULTI", -EINVAL, { LCR, O_Q, BPF_F_ALLOW_MULTI } },
+	{ "link_create: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
+	  { LCR, O_Q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0 } },
+	{ "link_create: BPF_F_AFTER, relative_fd closed", -EBADF, { LCR, O_Q, BPF_F_AFTER, 999 } },
+
+	/* a link of Q before P, for the update and detach rows */
+	{ "link_create: Q before P (valid)", 0, { LKEEP, O_Q, BPF_F_BEFORE, O_P } },
+	{ "link_update: new program a socket filter", -EINVAL, { LUPD, O_S, [DEV] = O_LNK } },
+	{ "link_update: BPF_F_REPLACE, old program not the link's", -EPERM,
+	  { LUPD, O_R, BPF_F_REPLACE, 0, O_R, [DEV] = O_LNK } },
+	{ "link_update: flag BPF_F_BEFORE", -EINVAL, { LUPD, O_R, BPF_F_BEFORE, [DEV] = O_LNK } },
+	{ "link_update: old_prog_fd without BPF_F_REPLACE", -EINVAL,
+	  { LUPD, O_R, 0, 0, O_Q, [DEV] = O_LNK } },
+	{ "link_update: link_fd a program", -EINVAL, { LUPD, O_R, [DEV] = O_P } },
+	{ "link_update: link_fd closed", -EBADF, { LUPD, O_R, [DEV] = 999 } },
+	{ "link_update: new_prog_fd closed", -EBADF, { LUPD, 999, [DEV] = O_LNK } },
+	{ "link_update: new program P, attached as a program", -EEXIST,
+	  { LUPD, O_P, [DEV] = O_LNK } },
+	{ "link_update: new program the link's own (valid)", 0, { LUPD, O_Q, [DEV] = O_LNK } },
+	{ "detach: Q, attached through a link", -EBUSY, { DET, O_Q } },
+	{ "detach: first position (no program), a link", -EBUSY, { DET, 0, BPF_F_BEFORE } },
+	{ "link_detach: link_fd a program", -EINVAL, { LDET, [DEV] = O_P } },
+	{ "link_detach: link_fd closed", -EBADF, { LDET, [DEV] = 999 } },
+	{ "link_detach: the link (valid)", 0, { LDET, [DEV] = O_LNK } },
+	{ "link_detach: the link again", 0, { LDET, [DEV] = O_LNK } },
+	{ "link_update: detached link", -ENOLINK, { LUPD, O_R, [DEV] = O_LNK } },
+};
+
+static void bpf_rows(const struct bpf_case *r, int n)
+{
+	int dev, type, prog, rel, repl, got;
+	union bpf_attr a;
+	__u64 rev;
+
+	for (; n--; r++) {
+		dev = obj(r->f[DEV] ? r->f[DEV] : O_PRIM);
+		type = r->f[TYPE] ? r->f[TYPE] : PRIM;
+		prog = obj(r->f[PROG]);
+		rel = obj(r->f[REL]);
+		repl = obj(r->f[REPL]);
+		rev = r->f[RV] ? nk_revision(dev, type) + r->f[RV] - REV(0) : 0;
+		switch (r->f[CMD]) {
+		case ATT:
+			got = nk_prog_attach(dev, type, prog, r->f[FLAGS], rel, repl, rev);
+			break;
+		case DET:
+			got = nk_prog_detach(dev, type, prog, r->f[FLAGS], rel, rev);
+			break;
+		case QRY:
+			nk_query_attr(&a, dev, type, NULL, NULL, repl);
+			a.query.query_flags = r->f[FLAGS];
+			a.query.attach_flags = rel;
+			a.query.prog_ids = prog;
+			got = nk_bpf(BPF_PROG_QUERY, &a);
+			break;
+		case LCR:
+			bpf_row_fd(r->name, r->exp, nk_link_create(dev, type, prog, r->f[FLAGS],
+								   rel, rev));
+			continue;
+		case LKEEP:
+			got = nk_link_create(dev, type, prog, r->f[FLAGS], rel, rev);
+			O(LNK) = got < 0 ? 999 : got;
+			got = got < 0 ? got : 0;
+			break;
+		case LUPD:
+			got = nk_link_update(dev, prog, r->f[FLAGS], repl);
+			break;
+		default:
+			got = nk_link_detach(dev);
+		}
+		bpf_row(r->name, r->exp, got);
+	}
+}
 
 /* MAX_BPF_MPROG is 64; bpf_mprog_max() keeps one slot free: 63. */
 #define MPROG_MAX	63
 
-static void table_full(const struct progs *g)
+static void table_full(void)
 {
-	const int PRIM = BPF_NETKIT_PRIMARY;
 	int fds[MPROG_MAX + 1], i, ret = 0, lnk;
 	struct pair m;
 	__u32 count = 0;
@@ -531,8 +753,7 @@ static void table_full(const struct progs *g)
 		return;
 	}
 	for (i = 0; i <= MPROG_MAX; i++)
-		fds[i] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY,
-				   NETKIT_NEXT, "nkbad_m");
+		fds[i] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_m");
 	for (i = 0; i < MPROG_MAX && !ret; i++)
 		ret = attach(m.prim, PRIM, fds[i], 0, 0, 0, 0);
 	query(m.prim, PRIM, NULL, &count, NULL);
@@ -543,10 +764,10 @@ static void table_full(const struct progs *g)
 	bpf_row("attach: a 64th program, BPF_F_BEFORE the first", -ERANGE,
 		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_BEFORE, 0, 0, 0));
 	bpf_row_fd("link_create: a 64th program", -ERANGE,
-		   nk_link_create(m.prim, PRIM, g->q, 0, 0, 0));
+		   nk_link_create(m.prim, PRIM, O(Q), 0, 0, 0));
 	bpf_row("attach: BPF_F_REPLACE in a full entry (valid)", 0,
 		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, 0, fds[0]));
-	lnk = nk_link_create(m.prim, BPF_NETKIT_PEER, g->q, 0, 0, 0);
+	lnk = nk_link_create(m.prim, PEER, O(Q), 0, 0, 0);
 	bpf_row("link_create: at the peer of the full primary (valid)", 0,
 		lnk < 0 ? lnk : 0);
 	bpf_row("dellink: the pair with 63 + 1 programs (valid)", 0, nk_link_del(&nl, m.prim));
@@ -556,228 +777,42 @@ static void table_full(const struct progs *g)
 		close(fds[i]);
 }
 
-static void table_bpf(const struct pair *t, const struct pair *v, struct progs *g)
+static void table_bpf(void)
 {
-	const int PRIM = BPF_NETKIT_PRIMARY, PEER = BPF_NETKIT_PEER;
-	const int missing = 0x7fff0000;
 	union bpf_attr a;
 	__u32 ids[4], count;
-	__u64 rev;
 	char extra[160];
-	int ret, lnk, tmpfd;
+	int ret, tmpfd;
 	struct pair tmp;
 
-	/* BPF_PROG_ATTACH: program and attach type */
-	bpf_row("attach: socket filter program", -EINVAL,
-		attach(t->prim, PRIM, g->s, 0, 0, 0, 0));
-	bpf_row("attach: XDP program", -EINVAL, attach(t->prim, PRIM, g->x, 0, 0, 0, 0));
-	bpf_row("attach: attach type 999", -EINVAL, attach(t->prim, 999, g->p, 0, 0, 0, 0));
-	bpf_row("attach: attach_bpf_fd a netlink socket", -EINVAL,
-		attach(t->prim, PRIM, nl.fd, 0, 0, 0, 0));
-	bpf_row("attach: attach_bpf_fd closed", -EBADF, attach(t->prim, PRIM, 999, 0, 0, 0, 0));
-	bpf_row("attach: program for the peer (expected_attach_type) at primary",
-		0, attach(t->prim, PRIM, g->r, 0, 0, 0, 0));
-	bpf_row("detach: it again", 0, nk_prog_detach(t->prim, PRIM, g->r, 0, 0, 0));
-	bpf_row("attach: program with expected_attach_type 0 at peer", 0,
-		attach(t->prim, PEER, g->z, 0, 0, 0, 0));
-	bpf_row("detach: it again", 0, nk_prog_detach(t->prim, PEER, g->z, 0, 0, 0));
-	bpf_row("attach: flag BPF_F_ALLOW_MULTI", -EINVAL,
-		attach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0, 0));
-	bpf_row("attach: flag 1 << 20", -EINVAL, attach(t->prim, PRIM, g->p, 1U << 20, 0, 0, 0));
-
-	/* targets */
-	bpf_row("attach: target the peer", -EACCES, attach(t->peer, PRIM, g->p, 0, 0, 0, 0));
-	bpf_row("attach: target the peer, type peer", -EACCES,
-		attach(t->peer, PEER, g->p, 0, 0, 0, 0));
-	bpf_row("attach: target lo", -ENXIO, attach(1, PRIM, g->p, 0, 0, 0, 0));
-	bpf_row("attach: target a veth", -ENXIO, attach(v->prim, PRIM, g->p, 0, 0, 0, 0));
-	bpf_row("attach: target ifindex 0", -ENODEV, attach(0, PRIM, g->p, 0, 0, 0, 0));
-	bpf_row("attach: target missing ifindex", -ENODEV,
-		attach(missing, PRIM, g->p, 0, 0, 0, 0));
-
-	/* P attached at the primary from here on */
-	bpf_row("attach: P (valid)", 0, attach(t->prim, PRIM, g->p, 0, 0, 0, 0));
-	bpf_row("attach: P a second time", -EEXIST, attach(t->prim, PRIM, g->p, 0, 0, 0, 0));
-
-	/* relative_fd / relative_id */
-	bpf_row("attach: Q BPF_F_BEFORE|BPF_F_ID, relative_id P's id (valid)", 0,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, g->pid, 0, 0));
-	bpf_row("detach: Q (valid)", 0, nk_prog_detach(t->prim, PRIM, g->q, 0, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE|BPF_F_ID, relative_id 0", -ENOENT,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE, relative_fd closed", -EBADF,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, 999, 0, 0));
-	bpf_row("attach: BPF_F_ID alone, relative_id P's id", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_ID, g->pid, 0, 0));
-	bpf_row("attach: relative_fd P without BPF_F_BEFORE/AFTER", -EINVAL,
-		attach(t->prim, PRIM, g->q, 0, g->p, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE|BPF_F_LINK, relative_fd a program", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_LINK, g->p, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE|BPF_F_LINK|BPF_F_ID, relative_id missing", -ENOENT,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_LINK | BPF_F_ID,
-		       0x7ffffff0, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE, relative_fd a program not attached", -ENOENT,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, g->r, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE|BPF_F_AFTER relative to P", -ERANGE,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_AFTER, g->p, 0, 0));
-	bpf_row("attach: BPF_F_BEFORE, relative_fd a socket filter", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_BEFORE, g->s, 0, 0));
-
-	/* revisions */
-	rev = nk_revision(t->prim, PRIM);
-	bpf_row("attach: stale expected_revision", -ESTALE,
-		attach(t->prim, PRIM, g->q, 0, 0, rev + 5, 0));
-	bpf_row("attach: Q with the current expected_revision (valid)", 0,
-		attach(t->prim, PRIM, g->q, 0, 0, rev, 0));
-	rev = nk_revision(t->prim, PRIM);
-	bpf_row("detach: stale expected_revision", -ESTALE,
-		nk_prog_detach(t->prim, PRIM, g->q, 0, 0, rev - 1));
+	bpf_rows(bpf_cases1, ARRAY_LEN(bpf_cases1));
 
 	/* BPF_PROG_QUERY: P and Q attached */
 	memset(ids, 0, sizeof(ids));
 	count = 1;
-	ret = query(t->prim, PRIM, ids, &count, NULL);
+	ret = query(O(PRIM), PRIM, ids, &count, NULL);
 	extra[0] = 0;
-	if (count != 2 || ids[0] != g->pid || ids[1])
+	if (count != 2 || ids[0] != (__u32)O(PID) || ids[1])
 		snprintf(extra, sizeof(extra), "count %u ids %u %u, expected count 2 ids %u 0",
-			 count, ids[0], ids[1], g->pid);
+			 count, ids[0], ids[1], O(PID));
 	row("query: count 1 for 2 programs fills count and 1 id", -ENOSPC, NULL, ret,
 	    NULL, extra[0] ? extra : NULL);
 	memset(ids, 0, sizeof(ids));
 	count = 0;
-	ret = query(t->prim, PRIM, ids, &count, NULL);
+	ret = query(O(PRIM), PRIM, ids, &count, NULL);
 	extra[0] = 0;
 	if (count != 2 || ids[0])
 		snprintf(extra, sizeof(extra), "count %u id %u, expected count 2, no id",
 			 count, ids[0]);
 	row("query: count 0 returns the count only", 0, NULL, ret, NULL,
 	    extra[0] ? extra : NULL);
-	bpf_row("detach: Q with the current revision (valid)", 0,
-		nk_prog_detach(t->prim, PRIM, g->q, 0, 0, nk_revision(t->prim, PRIM)));
 
-	memset(&a, 0, sizeof(a));
-	a.query.target_ifindex = t->prim;
-	a.query.attach_type = PRIM;
-	a.query.query_flags = BPF_F_QUERY_EFFECTIVE;
-	bpf_row("query: BPF_F_QUERY_EFFECTIVE", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
-	a.query.query_flags = 2;
-	bpf_row("query: query_flags 2", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
-	a.query.query_flags = 0;
-	a.query.attach_flags = 1;
-	bpf_row("query: attach_flags 1", -EINVAL, nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
-	a.query.attach_flags = 0;
-	a.query.prog_ids = 0x10;
-	a.query.count = 2;
-	bpf_row("query: prog_ids pointing nowhere", -EFAULT,
-		nk_sys_bpf(BPF_PROG_QUERY, &a, sizeof(a)));
-	bpf_row("query: target the peer", -EACCES, query(t->peer, PRIM, NULL, NULL, NULL));
-	bpf_row("query: target lo", -ENXIO, query(1, PRIM, NULL, NULL, NULL));
-	bpf_row("query: target a veth", -ENXIO, query(v->prim, PRIM, NULL, NULL, NULL));
-	bpf_row("query: target ifindex 0", -ENODEV, query(0, PRIM, NULL, NULL, NULL));
-	bpf_row("query: target missing ifindex", -ENODEV,
-		query(missing, PRIM, NULL, NULL, NULL));
-	bpf_row("query: attach type 999", -EINVAL, query(t->prim, 999, NULL, NULL, NULL));
-
-	/* BPF_F_REPLACE */
-	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd 0 (no program)", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, 0));
-	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd closed", -EBADF,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, 999));
-	bpf_row("attach: BPF_F_REPLACE, replace_bpf_fd a netlink socket", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, nl.fd));
-	bpf_row("attach: BPF_F_REPLACE of a program not attached", -ENOENT,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->r));
-	bpf_row("attach: BPF_F_REPLACE of a socket filter", -EINVAL,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->s));
-	bpf_row("attach: BPF_F_REPLACE of P by P", -EEXIST,
-		attach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0, g->p));
-	bpf_row("attach: BPF_F_REPLACE of P by Q (valid)", 0,
-		attach(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0, g->p));
-	bpf_row("attach: BPF_F_REPLACE of Q by P (valid)", 0,
-		attach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0, g->q));
-
-	/* BPF_PROG_DETACH */
-	bpf_row("detach: BPF_F_REPLACE", -EINVAL, nk_prog_detach(t->prim, PRIM, g->p, BPF_F_REPLACE, 0, 0));
-	bpf_row("detach: a program not attached", -ENOENT, nk_prog_detach(t->prim, PRIM, g->r, 0, 0, 0));
-	bpf_row("detach: a socket filter", -EINVAL, nk_prog_detach(t->prim, PRIM, g->s, 0, 0, 0));
-	bpf_row("detach: flag BPF_F_ALLOW_MULTI", -EINVAL,
-		nk_prog_detach(t->prim, PRIM, g->p, BPF_F_ALLOW_MULTI, 0, 0));
-	bpf_row("detach: attach type 999", -EINVAL, nk_prog_detach(t->prim, 999, g->p, 0, 0, 0));
-	bpf_row("detach: nothing attached at the peer", -ENOENT,
-		nk_prog_detach(t->prim, PEER, g->p, 0, 0, 0));
-	bpf_row("detach: target the peer", -EACCES, nk_prog_detach(t->peer, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target lo", -ENXIO, nk_prog_detach(1, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target a veth", -ENXIO, nk_prog_detach(v->prim, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target ifindex 0", -ENODEV, nk_prog_detach(0, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: target missing ifindex", -ENODEV, nk_prog_detach(missing, PRIM, g->p, 0, 0, 0));
-	bpf_row("detach: BPF_F_AFTER|BPF_F_ID, relative_id missing", -ENOENT,
-		nk_prog_detach(t->prim, PRIM, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0, 0));
-
-	/* BPF_LINK_CREATE */
-	bpf_row_fd("link_create: socket filter program", -EINVAL,
-		   nk_link_create(t->prim, PRIM, g->s, 0, 0, 0));
-	bpf_row_fd("link_create: XDP program", -EINVAL, nk_link_create(t->prim, PRIM, g->x, 0, 0, 0));
-	bpf_row_fd("link_create: attach type 999", -EINVAL, nk_link_create(t->prim, 999, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: prog_fd closed", -EBADF, nk_link_create(t->prim, PRIM, 999, 0, 0, 0));
-	bpf_row_fd("link_create: target the peer", -EACCES,
-		   nk_link_create(t->peer, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target lo", -ENXIO, nk_link_create(1, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target a veth", -ENXIO, nk_link_create(v->prim, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target ifindex 0", -ENODEV, nk_link_create(0, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: target missing ifindex", -ENODEV,
-		   nk_link_create(missing, PRIM, g->q, 0, 0, 0));
-	bpf_row_fd("link_create: P, attached as a program", -EEXIST,
-		   nk_link_create(t->prim, PRIM, g->p, 0, 0, 0));
-	bpf_row_fd("link_create: program for the peer at primary (valid)", 0,
-		   nk_link_create(t->prim, PRIM, g->r, 0, 0, 0));
-	bpf_row_fd("link_create: stale expected_revision", -ESTALE,
-		   nk_link_create(t->prim, PRIM, g->q, 0, 0, nk_revision(t->prim, PRIM) + 3));
-	bpf_row_fd("link_create: BPF_F_REPLACE, nothing to replace", -ENOENT,
-		   nk_link_create(t->prim, PRIM, g->q, BPF_F_REPLACE, 0, 0));
-	bpf_row_fd("link_create: flag BPF_F_ALLOW_MULTI", -EINVAL,
-		   nk_link_create(t->prim, PRIM, g->q, BPF_F_ALLOW_MULTI, 0, 0));
-	bpf_row_fd("link_create: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
-		   nk_link_create(t->prim, PRIM, g->q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0, 0));
-	bpf_row_fd("link_create: BPF_F_AFTER, relative_fd closed", -EBADF,
-		   nk_link_create(t->prim, PRIM, g->q, BPF_F_AFTER, 999, 0));
-
-	/* a link of Q before P, for the update and detach rows */
-	lnk = nk_link_create(t->prim, PRIM, g->q, BPF_F_BEFORE, g->p, 0);
-	bpf_row("link_create: Q before P (valid)", 0, lnk < 0 ? lnk : 0);
-	if (lnk < 0)
-		lnk = 999;
-	bpf_row("link_update: new program a socket filter", -EINVAL,
-		nk_link_update(lnk, g->s, 0, 0));
-	bpf_row("link_update: BPF_F_REPLACE, old program not the link's", -EPERM,
-		nk_link_update(lnk, g->r, BPF_F_REPLACE, g->r));
-	bpf_row("link_update: flag BPF_F_BEFORE", -EINVAL, nk_link_update(lnk, g->r, BPF_F_BEFORE, 0));
-	bpf_row("link_update: old_prog_fd without BPF_F_REPLACE", -EINVAL,
-		nk_link_update(lnk, g->r, 0, g->q));
-	bpf_row("link_update: link_fd a program", -EINVAL, nk_link_update(g->p, g->r, 0, 0));
-	bpf_row("link_update: link_fd closed", -EBADF, nk_link_update(999, g->r, 0, 0));
-	bpf_row("link_update: new_prog_fd closed", -EBADF, nk_link_update(lnk, 999, 0, 0));
-	bpf_row("link_update: new program P, attached as a program", -EEXIST,
-		nk_link_update(lnk, g->p, 0, 0));
-	bpf_row("link_update: new program the link's own (valid)", 0,
-		nk_link_update(lnk, g->q, 0, 0));
-	bpf_row("detach: Q, attached through a link", -EBUSY, nk_prog_detach(t->prim, PRIM, g->q, 0, 0, 0));
-	bpf_row("detach: first position (no program), a link", -EBUSY,
-		nk_prog_detach(t->prim, PRIM, 0, BPF_F_BEFORE, 0, 0));
-	bpf_row("link_detach: link_fd a program", -EINVAL, nk_link_detach(g->p));
-	bpf_row("link_detach: link_fd closed", -EBADF, nk_link_detach(999));
-	bpf_row("link_detach: the link (valid)", 0, nk_link_detach(lnk));
-	bpf_row("link_detach: the link again", 0, nk_link_detach(lnk));
-	bpf_row("link_update: detached link", -ENOLINK, nk_link_update(lnk, g->r, 0, 0));
-	if (lnk != 999)
-		close(lnk);
+	bpf_rows(bpf_cases2, ARRAY_LEN(bpf_cases2));
+	if (O(LNK) != 999)
+		close(O(LNK));
 
 	/* CHECK_ATTR: a byte past each command's last field */
-	memset(&a, 0, sizeof(a));
-	a.target_ifindex = t->prim;
-	a.attach_type = PRIM;
-	a.attach_bpf_fd = g->q;
+	nk_attach_attr(&a, O(PRIM), PRIM, O(Q), 0, 0, 0, 0);
 	bpf_row("attach: byte after expected_revision", -EINVAL,
 		bpf_dirty(BPF_PROG_ATTACH, &a, offsetof(union bpf_attr, expected_revision) + 8,
 			  sizeof(a)));
@@ -786,16 +821,11 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 			  sizeof(a)));
 	bpf_row("attach: attr size 4100, byte 4096 set", -E2BIG,
 		bpf_dirty(BPF_PROG_ATTACH, &a, 4096, 4100));
-	memset(&a, 0, sizeof(a));
-	a.query.target_ifindex = t->prim;
-	a.query.attach_type = PRIM;
+	nk_query_attr(&a, O(PRIM), PRIM, NULL, NULL, 0);
 	bpf_row("query: byte after query.revision", -EINVAL,
 		bpf_dirty(BPF_PROG_QUERY, &a, offsetof(union bpf_attr, query.revision) + 8,
 			  sizeof(a)));
-	memset(&a, 0, sizeof(a));
-	a.link_create.target_ifindex = t->prim;
-	a.link_create.attach_type = PRIM;
-	a.link_create.prog_fd = g->q;
+	nk_link_create_attr(&a, O(PRIM), PRIM, O(Q), 0, 0, 0);
 	bpf_row_fd("link_create: byte 60, after mainline's last field", -EINVAL,
 		   bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_MAINLINE, sizeof(a)));
 	/* Not mainline's answer: mainline's attr goes on to uprobe_multi
@@ -804,9 +834,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	 */
 	bpf_row_fd("link_create: byte 48, after 6.1's last field (mainline: uprobe_multi.cnt)",
 		   -EINVAL, bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_61, sizeof(a)));
-	memset(&a, 0, sizeof(a));
-	a.link_update.link_fd = 999;
-	a.link_update.new_prog_fd = g->q;
+	nk_link_update_attr(&a, 999, O(Q), 0, 0);
 	bpf_row("link_update: byte after old_prog_fd", -EINVAL,
 		bpf_dirty(BPF_LINK_UPDATE, &a, offsetof(union bpf_attr, link_update.old_prog_fd) + 4,
 			  sizeof(a)));
@@ -820,7 +848,7 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 	if (pair_create(&tmp, "nkbx1", "nkbx0", NETKIT_L3)) {
 		row("link of a deleted device: pair", 0, NULL, -ENODEV, NULL, "setup failed");
 	} else {
-		tmpfd = nk_link_create(tmp.prim, PEER, g->q, 0, 0, 0);
+		tmpfd = nk_link_create(tmp.prim, PEER, O(Q), 0, 0, 0);
 		bpf_row("link_create: at the peer of a second pair (valid)", 0,
 			tmpfd < 0 ? tmpfd : 0);
 		bpf_row("dellink: the second pair with a link (valid)", 0, nk_link_del(&nl, tmp.prim));
@@ -831,19 +859,19 @@ static void table_bpf(const struct pair *t, const struct pair *v, struct progs *
 			row("link of a deleted device: link info ifindex 0", 0, NULL,
 			    ifx ? -EEXIST : 0, NULL, NULL);
 			bpf_row("link_update: link of a deleted device", -ENOLINK,
-				nk_link_update(tmpfd, g->r, 0, 0));
+				nk_link_update(tmpfd, O(R), 0, 0));
 			bpf_row("link_detach: link of a deleted device", 0, nk_link_detach(tmpfd));
 			close(tmpfd);
 		}
 	}
 
 	/* a full bpf_mprog entry: bpf_mprog_max() programs */
-	table_full(g);
+	table_full();
 
 	/* undo: P is still attached */
-	bpf_row("detach: P (valid)", 0, nk_prog_detach(t->prim, PRIM, g->p, 0, 0, 0));
+	bpf_row("detach: P (valid)", 0, nk_prog_detach(O(PRIM), PRIM, O(P), 0, 0, 0));
 	count = 4;
-	ret = query(t->prim, PRIM, ids, &count, NULL);
+	ret = query(O(PRIM), PRIM, ids, &count, NULL);
 	row("query: nothing left at the primary", 0, NULL, ret, NULL,
 	    count ? "programs left attached" : NULL);
 }
@@ -852,8 +880,7 @@ static int cmd_table(void)
 {
 	struct nk_census base, now, want;
 	struct pair t, v;
-	struct progs g;
-	int fd;
+	int fd, i;
 
 	/* fd 0 must be a file that is not a bpf object for one row */
 	if (fcntl(0, F_GETFD) < 0) {
@@ -876,25 +903,24 @@ static int cmd_table(void)
 
 	table_netlink(&t, &v);
 
-	g.p = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_p");
-	g.q = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_q");
-	g.r = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER, NETKIT_PASS, "nkbad_r");
-	g.z = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_PASS, "nkbad_z");
-	g.s = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_s");
-	g.x = prog_load(BPF_PROG_TYPE_XDP, 0, 2 /* XDP_PASS */, "nkbad_x");
-	g.pid = nk_prog_id(g.p);
-	g.qid = nk_prog_id(g.q);
-	if (!g.pid || !g.qid)
+	O(PRIM) = t.prim;
+	O(PEER) = t.peer;
+	O(VETH) = v.prim;
+	O(NL) = nl.fd;
+	O(P) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_p");
+	O(Q) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_q");
+	O(R) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PEER, NETKIT_PASS, "nkbad_r");
+	O(Z) = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_PASS, "nkbad_z");
+	O(S) = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_s");
+	O(X) = prog_load(BPF_PROG_TYPE_XDP, 0, 2 /* XDP_PASS */, "nkbad_x");
+	O(PID) = nk_prog_id(O(P));
+	if (!O(PID) || !nk_prog_id(O(Q)))
 		die("table: setup: program ids", -ENOENT);
 
-	table_bpf(&t, &v, &g);
+	table_bpf();
 
-	close(g.p);
-	close(g.q);
-	close(g.r);
-	close(g.z);
-	close(g.s);
-	close(g.x);
+	for (i = 0; i < 6; i++)
+		close((&O(P))[i]);
 	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, v.prim)) {
 		printf("not ok - table: deleting the pair and the veth\n");
 		nk_failures++;
@@ -1590,12 +1616,12 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 		die("fuzz: setup: lo's flags and MTU", -errno);
 	if (fz_fixture(&f))
 		die("fuzz: setup: netkit pair nkfzp0/nkfzq0 and veth nkfzv0/nkfzw0", -ENODEV);
-	f.progs[0] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT, "nkbad_f1");
-	f.progs[1] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PEER, NETKIT_PASS, "nkbad_f2");
+	f.progs[0] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_f1");
+	f.progs[1] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PEER, NETKIT_PASS, "nkbad_f2");
 	f.progs[2] = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_NEXT, "nkbad_f3");
 	f.progs[3] = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_fs");
 	f.progs[4] = prog_load(BPF_PROG_TYPE_XDP, 0, 2, "nkbad_fx");
-	f.progs[5] = prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_PASS, "nkbad_f4");
+	f.progs[5] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_PASS, "nkbad_f4");
 	for (k = 0; k < 6; k++)
 		f.prog_ids[k] = nk_prog_id(f.progs[k]);
 
