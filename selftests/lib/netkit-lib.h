@@ -247,6 +247,7 @@ struct nk_link {
 	char name[IFNAMSIZ];
 	char kind[16];			/* IFLA_INFO_KIND, "" if none */
 	int netkit;			/* kind is "netkit" */
+	int mtu, group;			/* IFLA_MTU, IFLA_GROUP */
 	int primary, policy, peer_policy, mode;	/* IFLA_NETKIT_*, -1 if none */
 	int has_stats;
 	struct rtnl_link_stats64 st;

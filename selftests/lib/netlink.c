@@ -404,6 +404,12 @@ void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l)
 		case IFLA_LINK:
 			l->link = *(__u32 *)RTA_DATA(a);
 			break;
+		case IFLA_MTU:
+			l->mtu = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_GROUP:
+			l->group = *(__u32 *)RTA_DATA(a);
+			break;
 		case IFLA_OPERSTATE:
 			l->operstate = *(__u8 *)RTA_DATA(a);
 			break;
