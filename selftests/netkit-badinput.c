@@ -51,7 +51,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "lib/netkit-lib.h"
@@ -101,12 +100,6 @@ static struct ifinfomsg *b_init(struct nk_msg *b, int type, int flags,
 	return nk_msg_link(b, type, NLM_F_ACK | flags, ifindex);
 }
 
-static void nk_begin(struct nk_msg *b, int type, int flags, int ifindex,
-		     const char *name)
-{
-	nk_netkit_begin(b, type, NLM_F_ACK | flags, ifindex, name);
-}
-
 static int nl_talk(struct nk_msg *b, char *msg, size_t msgsz)
 {
 	return nk_nl_talk(&nl, b, msg, msgsz);
@@ -137,14 +130,13 @@ struct pair {
 static int pair_create(struct pair *p, const char *prim, const char *peer,
 		       __u32 mode)
 {
+	struct nk_pair_spec sp = NK_PAIR_SPEC(prim, peer);
 	struct nk_msg b;
 	char msg[256];
 	int err;
 
-	nk_begin(&b, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, 0, prim);
-	nk_put_u32(&b, IFLA_NETKIT_MODE, mode);
-	nk_netkit_peer(&b, 0, peer);
-	nk_nest_end_all(&b);
+	sp.mode = mode;
+	nk_netkit_pair(&b, NLM_F_ACK, &sp);
 	err = nl_talk(&b, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
@@ -194,12 +186,6 @@ static __u32 link_info(int fd, __u32 *type, __u32 *ifindex)
 	if (ifindex)
 		*ifindex = info.type == BPF_LINK_TYPE_NETKIT ? info.netkit.ifindex : 0;
 	return info.id;
-}
-
-static int attach(int ifindex, int type, int fd, __u32 flags, __u32 rel,
-		  __u64 rev, int replace_fd)
-{
-	return nk_prog_attach(ifindex, type, fd, flags, rel, replace_fd, rev);
 }
 
 static int query(int ifindex, int type, __u32 *ids, __u32 *count, __u64 *rev)
@@ -538,11 +524,13 @@ static int obj(int v)
  * the program PROG, FLAGS, relative fd or id REL, replace_bpf_fd REPL,
  * expected_revision RV (0: none), the device DEV (0: the primary) and the
  * attach type TYPE (0: primary). BPF_PROG_QUERY: prog_ids PROG,
- * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE.
+ * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE; QCNT:
+ * a query with room for REPL of P and Q, which must give their count and
+ * P's id if REPL.
  * BPF_LINK_UPDATE: the new program PROG, FLAGS, old_prog_fd REPL, the
  * link DEV. BPF_LINK_DETACH: the link DEV.
  */
-enum { ATT = 1, DET, QRY, LCR, LKEEP, LUPD, LDET };
+enum { ATT = 1, DET, QRY, QCNT, LCR, LKEEP, LUPD, LDET };
 enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, NF };
 
 struct bpf_case {
@@ -551,7 +539,7 @@ struct bpf_case {
 	int f[NF];
 };
 
-static const struct bpf_case bpf_cases1[] = {
+static const struct bpf_case bpf_cases[] = {
 	/* BPF_PROG_ATTACH: program and attach type */
 	{ "attach: socket filter program", -EINVAL, { ATT, O_S } },
 	{ "attach: XDP program", -EINVAL, { ATT, O_X } },
@@ -604,12 +592,12 @@ static const struct bpf_case bpf_cases1[] = {
 	{ "attach: Q with the current expected_revision (valid)", 0,
 	  { ATT, O_Q, 0, 0, 0, REV(0) } },
 	{ "detach: stale expected_revision", -ESTALE, { DET, O_Q, 0, 0, 0, REV(-1) } },
-};
 
-static const struct bpf_case bpf_cases2[] = {
+	/* BPF_PROG_QUERY: P and Q attached */
+	{ "query: count 1 for 2 programs fills count and 1 id", -ENOSPC, { QCNT, 0, 0, 0, 1 } },
+	{ "query: count 0 returns the count only", 0, { QCNT } },
 	{ "detach: Q with the current revision (valid)", 0, { DET, O_Q, 0, 0, 0, REV(0) } },
 
-	/* BPF_PROG_QUERY */
 	{ "query: BPF_F_QUERY_EFFECTIVE", -EINVAL, { QRY, 0, BPF_F_QUERY_EFFECTIVE } },
 	{ "query: query_flags 2", -EINVAL, { QRY, 0, 2 } },
 	{ "query: attach_flags 1", -EINVAL, { QRY, 0, 0, 1 } },
@@ -696,7 +684,9 @@ static const struct bpf_case bpf_cases2[] = {
 static void bpf_rows(const struct bpf_case *r, int n)
 {
 	int dev, type, prog, rel, repl, got;
+	__u32 ids[4], count;
 	union bpf_attr a;
+	char extra[160];
 	__u64 rev;
 
 	for (; n--; r++) {
@@ -720,6 +710,16 @@ static void bpf_rows(const struct bpf_case *r, int n)
 			a.query.prog_ids = prog;
 			got = nk_bpf(BPF_PROG_QUERY, &a);
 			break;
+		case QCNT:
+			memset(ids, 0, sizeof(ids));
+			count = repl;
+			got = query(dev, type, ids, &count, NULL);
+			if (count == 2 && ids[0] == (repl ? (__u32)O(PID) : 0) && !ids[1])
+				break;
+			snprintf(extra, sizeof(extra), "count %u ids %u %u, expected count 2 ids %u 0",
+				 count, ids[0], ids[1], repl ? O(PID) : 0);
+			row(r->name, r->exp, NULL, got, NULL, extra);
+			continue;
 		case LCR:
 			bpf_row_fd(r->name, r->exp, nk_link_create(dev, type, prog, r->f[FLAGS],
 								   rel, rev));
@@ -755,18 +755,18 @@ static void table_full(void)
 	for (i = 0; i <= MPROG_MAX; i++)
 		fds[i] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_m");
 	for (i = 0; i < MPROG_MAX && !ret; i++)
-		ret = attach(m.prim, PRIM, fds[i], 0, 0, 0, 0);
+		ret = nk_prog_attach(m.prim, PRIM, fds[i], 0, 0, 0, 0);
 	query(m.prim, PRIM, NULL, &count, NULL);
 	row("full entry: 63 programs attached (valid)", 0, NULL, ret, NULL,
 	    count != MPROG_MAX ? "query does not count 63" : NULL);
 	bpf_row("attach: a 64th program", -ERANGE,
-		attach(m.prim, PRIM, fds[MPROG_MAX], 0, 0, 0, 0));
+		nk_prog_attach(m.prim, PRIM, fds[MPROG_MAX], 0, 0, 0, 0));
 	bpf_row("attach: a 64th program, BPF_F_BEFORE the first", -ERANGE,
-		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_BEFORE, 0, 0, 0));
+		nk_prog_attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_BEFORE, 0, 0, 0));
 	bpf_row_fd("link_create: a 64th program", -ERANGE,
 		   nk_link_create(m.prim, PRIM, O(Q), 0, 0, 0));
 	bpf_row("attach: BPF_F_REPLACE in a full entry (valid)", 0,
-		attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, 0, fds[0]));
+		nk_prog_attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, fds[0], 0));
 	lnk = nk_link_create(m.prim, PEER, O(Q), 0, 0, 0);
 	bpf_row("link_create: at the peer of the full primary (valid)", 0,
 		lnk < 0 ? lnk : 0);
@@ -781,33 +781,10 @@ static void table_bpf(void)
 {
 	union bpf_attr a;
 	__u32 ids[4], count;
-	char extra[160];
 	int ret, tmpfd;
 	struct pair tmp;
 
-	bpf_rows(bpf_cases1, ARRAY_LEN(bpf_cases1));
-
-	/* BPF_PROG_QUERY: P and Q attached */
-	memset(ids, 0, sizeof(ids));
-	count = 1;
-	ret = query(O(PRIM), PRIM, ids, &count, NULL);
-	extra[0] = 0;
-	if (count != 2 || ids[0] != (__u32)O(PID) || ids[1])
-		snprintf(extra, sizeof(extra), "count %u ids %u %u, expected count 2 ids %u 0",
-			 count, ids[0], ids[1], O(PID));
-	row("query: count 1 for 2 programs fills count and 1 id", -ENOSPC, NULL, ret,
-	    NULL, extra[0] ? extra : NULL);
-	memset(ids, 0, sizeof(ids));
-	count = 0;
-	ret = query(O(PRIM), PRIM, ids, &count, NULL);
-	extra[0] = 0;
-	if (count != 2 || ids[0])
-		snprintf(extra, sizeof(extra), "count %u id %u, expected count 2, no id",
-			 count, ids[0]);
-	row("query: count 0 returns the count only", 0, NULL, ret, NULL,
-	    extra[0] ? extra : NULL);
-
-	bpf_rows(bpf_cases2, ARRAY_LEN(bpf_cases2));
+	bpf_rows(bpf_cases, ARRAY_LEN(bpf_cases));
 	if (O(LNK) != 999)
 		close(O(LNK));
 
@@ -1068,32 +1045,19 @@ static int fz_fixture(struct fz *f)
 
 /* Undo what the fuzzer's rtnetlink requests may have done to lo (they do
  * not aim at it, but a mutated IFLA_GROUP can reach every device): MTU,
- * group, up. A rename needs a name, which makes a request no group one.
+ * group, up, as saved in lo before. A rename needs a name, which makes a
+ * request no group one.
  */
-static struct ifreq lo_flags, lo_mtu;
-
-static int fz_save_lo(void)
-{
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), ret;
-
-	snprintf(lo_flags.ifr_name, IFNAMSIZ, "lo");
-	snprintf(lo_mtu.ifr_name, IFNAMSIZ, "lo");
-	ret = fd < 0 || ioctl(fd, SIOCGIFFLAGS, &lo_flags) ||
-	      ioctl(fd, SIOCGIFMTU, &lo_mtu) ? -errno : 0;
-	if (fd >= 0)
-		close(fd);
-	return ret;
-}
+static struct nk_link lo;
 
 static int fz_restore_lo(char *msg, size_t msgsz)
 {
 	struct nk_msg b;
-
 	struct ifinfomsg *ifm = b_init(&b, RTM_SETLINK, 0, 1);
 
-	ifm->ifi_flags = lo_flags.ifr_flags & IFF_UP;
+	ifm->ifi_flags = lo.flags & IFF_UP;
 	ifm->ifi_change = IFF_UP;
-	nk_put_u32(&b, IFLA_MTU, lo_mtu.ifr_mtu);
+	nk_put_u32(&b, IFLA_MTU, lo.mtu);
 	nk_put_u32(&b, IFLA_GROUP, 0);
 	return nl_talk(&b, msg, msgsz);
 }
@@ -1612,8 +1576,9 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	fzp = &f;
 	signal(SIGALRM, fz_watchdog);
 	nl.timeout_ms = 10000;
-	if (fz_save_lo())
-		die("fuzz: setup: lo's flags and MTU", -errno);
+	k = nk_link_get(&nl, 1, NULL, &lo);
+	if (k)
+		die("fuzz: setup: lo's flags and MTU", k);
 	if (fz_fixture(&f))
 		die("fuzz: setup: netkit pair nkfzp0/nkfzq0 and veth nkfzv0/nkfzw0", -ENODEV);
 	f.progs[0] = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_f1");
