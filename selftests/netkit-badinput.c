@@ -267,31 +267,33 @@ static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
 
 /*
- * A netlink row: an RTM_NEWLINK (or cmd) of the table pair's primary or
- * peer, the veth, ifindex, or one creating nkbx1 (D_NEW; its primary
- * ifindex ifindex, prim its name if not nkbx1). Unless plain, it carries
+ * A netlink row: an RTM_NEWLINK (or cmd) that creates nkbx1 (dev D_NEW;
+ * prim its name if not nkbx1, ifindex its ifindex) or goes to the table
+ * pair's primary or peer, the veth or ifindex. Unless plain it carries
  * IFLA_LINKINFO { IFLA_INFO_KIND kind (netkit), IFLA_INFO_DATA {
  * IFLA_NETKIT_MODE L2 if l2, IFLA_NETKIT_PEER_INFO for peer (ifindex
- * peer_ifindex) if peer } }. The attributes a[] (len bytes of data; of val
- * if len is 1, 2 or 4; else zeros) go where says: in INFO_DATA, in
- * LINKINFO instead of INFO_DATA, in PEER_INFO (W_RAW: as bytes without a
- * header), or at the top level. It must leave `creates` pairs behind.
+ * peer_ifindex) if peer } }. The attributes a[] (len bytes of data, of val
+ * if len is 1, 2 or 4, else zeros) go where says: in INFO_DATA, in
+ * LINKINFO for INFO_DATA, in PEER_INFO (W_RAW: bytes without a header) or
+ * at the top level. The answer must be exp with the extack msg, and
+ * `creates` pairs must be left behind.
  */
 enum { D_NEW, D_PRIM, D_PEER, D_VETH, D_IFINDEX };
-enum { W_NONE, W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
+enum { W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
 
 struct nl_case {
 	const char *name;
-	int dev;
-	const char *peer;
-	int where;
 	struct { int type, len; __u32 val; const void *data; } a[4];
 	int exp;
 	const char *msg;
-	int creates, l2, ifindex, peer_ifindex, flags, cmd, plain;
+	const char *peer;
+	int where, dev, creates, l2, ifindex, peer_ifindex, flags, cmd, plain;
 	const char *kind, *prim;
 };
 
+#define U32(t, v)		{ IFLA_NETKIT_##t, 4, v, NULL }
+#define U16(t, v)		{ IFLA_NETKIT_##t, 2, v, NULL }
+#define U8(t, v)		{ IFLA_NETKIT_##t, 1, v, NULL }
 #define A(type, len, val)	{ type, len, val, NULL }
 #define AD(type, len, data)	{ type, len, 0, data }
 #define ARRAY_LEN(a)	((int)(sizeof(a) / sizeof((a)[0])))
@@ -308,137 +310,131 @@ struct nl_case {
 
 static const struct nl_case nl_cases[] = {
 	/* RTM_NEWLINK creating a pair */
-	{ "newlink: MODE 2 (neither L2 nor L3)", D_NEW, PX, W_DATA,
-	  { A(IFLA_NETKIT_MODE, 4, 2) }, .exp = -ERANGE, OUT_OF_RANGE },
-	{ "newlink: MODE 0xffffffff", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_MODE, 4, 0xffffffff) }, .exp = -ERANGE, OUT_OF_RANGE },
-	{ "newlink: MODE as a 2-byte attribute", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_MODE, 2, NETKIT_L2) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: POLICY 1 (neither pass nor drop)", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, 1) }, .exp = -EINVAL, NO_XMIT_POLICY },
-	{ "newlink: POLICY NETKIT_REDIRECT", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_REDIRECT) }, .exp = -EINVAL, NO_XMIT_POLICY },
-	{ "newlink: PEER_POLICY NETKIT_NEXT", D_NEW, PX, W_DATA,
-	  { A(IFLA_NETKIT_PEER_POLICY, 4, (__u32)NETKIT_NEXT) }, .exp = -EINVAL, NO_XMIT_POLICY },
-	{ "newlink: PEER_POLICY as a 2-byte attribute", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_POLICY, 2, NETKIT_DROP) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: SCRUB 2", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_DEFAULT + 1) }, .exp = -ERANGE, OUT_OF_RANGE },
-	{ "newlink: PEER_SCRUB 0x80000000", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_SCRUB, 4, 0x80000000) }, .exp = -ERANGE, OUT_OF_RANGE },
-	{ "newlink: HEADROOM as a 1-byte attribute", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_HEADROOM, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: TAILROOM as a 1-byte attribute", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_TAILROOM, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PRIMARY, 1, 1) }, .exp = -EINVAL, READ_ONLY },
-	{ "newlink: HEADROOM and TAILROOM 0xffff (no upper bound)", D_NEW, PX, W_DATA,
-	  { A(IFLA_NETKIT_HEADROOM, 2, 0xffff), A(IFLA_NETKIT_TAILROOM, 2, 0xffff) },
-	  .exp = 0, NULL, .creates = 1 },
-	{ "newlink: empty PEER_INFO", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_INFO, 0, 0) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: PEER_INFO shorter than an ifinfomsg", D_NEW, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_INFO, 8, 0) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: PEER_INFO with a negative ifindex", D_NEW, PX, W_NONE, .exp = -EINVAL,
-	  "ifindex can't be negative", .peer_ifindex = -5 },
-	{ "newlink: PEER_INFO with a 44-byte peer name", D_NEW,
-	  "nkbx0_name_longer_than_ifnamsiz_0123456789", W_NONE, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: PEER_INFO with a 2-byte IFLA_MTU", D_NEW, PX, W_PEER,
-	  { A(IFLA_MTU, 2, 1500) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", D_NEW, PX, W_PEER,
-	  { A(IFLA_LINKINFO, 1, 1) }, .exp = -ERANGE, POLICY_FAIL },
-	{ "newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)", D_NEW, PX,
-	  W_RAW, { A(0, 1500, 0) }, .exp = 0, LEFTOVER, .creates = 1 },
-	{ "newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)", D_NEW, PX,
-	  W_RAW, { AD(0, 12, "\xf0\xff\x03\x00garbage!") }, .exp = 0, LEFTOVER, .creates = 1 },
-	{ "newlink: peer IFLA_NET_NS_FD not a netns", D_NEW, PX, W_PEER,
-	  { AD(IFLA_NET_NS_FD, 4, &nl.fd) }, .exp = -EINVAL },
-	{ "newlink: peer IFLA_NET_NS_FD closed", D_NEW, PX, W_PEER,
-	  { A(IFLA_NET_NS_FD, 4, 999) }, .exp = -EBADF },
-	{ "newlink: peer IFLA_NET_NS_PID missing", D_NEW, PX, W_PEER,
-	  { A(IFLA_NET_NS_PID, 4, 0x3ffffff0) }, .exp = -ESRCH },
-	{ "newlink: IFLA_ADDRESS for the peer in L3 mode", D_NEW, PX, W_PEER,
-	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP },
-	{ "newlink: IFLA_ADDRESS for the primary in L3 mode", D_NEW, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP },
-	{ "newlink: 4-byte IFLA_ADDRESS for the peer (L2)", D_NEW, PX, W_PEER,
-	  { AD(IFLA_ADDRESS, 4, mac_ok) }, .exp = -EINVAL, .l2 = 1 },
-	{ "newlink: 4-byte IFLA_ADDRESS for the primary (L2)", D_NEW, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 4, mac_ok) }, .exp = -EINVAL, .l2 = 1 },
-	{ "newlink: multicast IFLA_ADDRESS for the peer (L2)", D_NEW, PX, W_PEER,
-	  { AD(IFLA_ADDRESS, 6, mac_mcast) }, .exp = -EADDRNOTAVAIL, .l2 = 1 },
-	{ "newlink: multicast IFLA_ADDRESS for the primary (L2)", D_NEW, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 6, mac_mcast) }, .exp = -EADDRNOTAVAIL, .l2 = 1 },
-	{ "newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)", D_NEW, PX,
-	  W_DATA, { A(NK_PAIRING + 1, 4, 7), A(NK_PAIRING + 2, 4, 7), A(0, 4, 7),
-	  A(0x3fff, 4, 7) }, .exp = 0, NULL, .creates = 1 },
+	{ "newlink: MODE 2 (neither L2 nor L3)", { U32(MODE, 2) }, .exp = -ERANGE, OUT_OF_RANGE,
+	  .peer = PX },
+	{ "newlink: MODE 0xffffffff", { U32(MODE, 0xffffffff) }, .exp = -ERANGE, OUT_OF_RANGE },
+	{ "newlink: MODE as a 2-byte attribute", { U16(MODE, NETKIT_L2) }, .exp = -ERANGE,
+	  POLICY_FAIL },
+	{ "newlink: POLICY 1 (neither pass nor drop)", { U32(POLICY, 1) }, .exp = -EINVAL,
+	  NO_XMIT_POLICY },
+	{ "newlink: POLICY NETKIT_REDIRECT", { U32(POLICY, NETKIT_REDIRECT) }, .exp = -EINVAL,
+	  NO_XMIT_POLICY },
+	{ "newlink: PEER_POLICY NETKIT_NEXT", { U32(PEER_POLICY, (__u32)NETKIT_NEXT) },
+	  .exp = -EINVAL, NO_XMIT_POLICY, .peer = PX },
+	{ "newlink: PEER_POLICY as a 2-byte attribute", { U16(PEER_POLICY, NETKIT_DROP) },
+	  .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: SCRUB 2", { U32(SCRUB, NETKIT_SCRUB_DEFAULT + 1) }, .exp = -ERANGE,
+	  OUT_OF_RANGE },
+	{ "newlink: PEER_SCRUB 0x80000000", { U32(PEER_SCRUB, 0x80000000) }, .exp = -ERANGE,
+	  OUT_OF_RANGE },
+	{ "newlink: HEADROOM as a 1-byte attribute", { U8(HEADROOM, 1) }, .exp = -ERANGE,
+	  POLICY_FAIL },
+	{ "newlink: TAILROOM as a 1-byte attribute", { U8(TAILROOM, 1) }, .exp = -ERANGE,
+	  POLICY_FAIL },
+	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", { U8(PRIMARY, 1) }, .exp = -EINVAL,
+	  READ_ONLY },
+	{ "newlink: HEADROOM and TAILROOM 0xffff (no upper bound)",
+	  { U16(HEADROOM, 0xffff), U16(TAILROOM, 0xffff) }, .exp = 0, .peer = PX, .creates = 1 },
+	{ "newlink: empty PEER_INFO", { A(IFLA_NETKIT_PEER_INFO, 0, 0) }, .exp = -ERANGE,
+	  POLICY_FAIL },
+	{ "newlink: PEER_INFO shorter than an ifinfomsg", { A(IFLA_NETKIT_PEER_INFO, 8, 0) },
+	  .exp = -ERANGE, POLICY_FAIL },
+	{ "newlink: PEER_INFO with a negative ifindex", .exp = -EINVAL, "ifindex can't be negative",
+	  .peer = PX, .peer_ifindex = -5 },
+	{ "newlink: PEER_INFO with a 44-byte peer name", .exp = -ERANGE, POLICY_FAIL,
+	  .peer = "nkbx0_name_longer_than_ifnamsiz_0123456789" },
+	{ "newlink: PEER_INFO with a 2-byte IFLA_MTU", { A(IFLA_MTU, 2, 1500) }, .exp = -ERANGE,
+	  POLICY_FAIL, .peer = PX, .where = W_PEER },
+	{ "newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", { A(IFLA_LINKINFO, 1, 1) },
+	  .exp = -ERANGE, POLICY_FAIL, .peer = PX, .where = W_PEER },
+	{ "newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)", { A(0, 1500, 0) },
+	  .exp = 0, LEFTOVER, .peer = PX, .where = W_RAW, .creates = 1 },
+	{ "newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)",
+	  { AD(0, 12, "\xf0\xff\x03\x00garbage!") }, .exp = 0, LEFTOVER, .peer = PX, .where = W_RAW,
+	  .creates = 1 },
+	{ "newlink: peer IFLA_NET_NS_FD not a netns", { AD(IFLA_NET_NS_FD, 4, &nl.fd) },
+	  .exp = -EINVAL, .peer = PX, .where = W_PEER },
+	{ "newlink: peer IFLA_NET_NS_FD closed", { A(IFLA_NET_NS_FD, 4, 999) }, .exp = -EBADF,
+	  .peer = PX, .where = W_PEER },
+	{ "newlink: peer IFLA_NET_NS_PID missing", { A(IFLA_NET_NS_PID, 4, 0x3ffffff0) },
+	  .exp = -ESRCH, .peer = PX, .where = W_PEER },
+	{ "newlink: IFLA_ADDRESS for the peer in L3 mode", { AD(IFLA_ADDRESS, 6, mac_ok) },
+	  .exp = -EOPNOTSUPP, .peer = PX, .where = W_PEER },
+	{ "newlink: IFLA_ADDRESS for the primary in L3 mode", { AD(IFLA_ADDRESS, 6, mac_ok) },
+	  .exp = -EOPNOTSUPP, .where = W_TOP },
+	{ "newlink: 4-byte IFLA_ADDRESS for the peer (L2)", { AD(IFLA_ADDRESS, 4, mac_ok) },
+	  .exp = -EINVAL, .peer = PX, .where = W_PEER, .l2 = 1 },
+	{ "newlink: 4-byte IFLA_ADDRESS for the primary (L2)", { AD(IFLA_ADDRESS, 4, mac_ok) },
+	  .exp = -EINVAL, .where = W_TOP, .l2 = 1 },
+	{ "newlink: multicast IFLA_ADDRESS for the peer (L2)", { AD(IFLA_ADDRESS, 6, mac_mcast) },
+	  .exp = -EADDRNOTAVAIL, .peer = PX, .where = W_PEER, .l2 = 1 },
+	{ "newlink: multicast IFLA_ADDRESS for the primary (L2)",
+	  { AD(IFLA_ADDRESS, 6, mac_mcast) }, .exp = -EADDRNOTAVAIL, .where = W_TOP, .l2 = 1 },
+	{ "newlink: unknown attributes 0, 11, 12, 0x3fff in INFO_DATA (ignored)",
+	  { A(NK_PAIRING + 1, 4, 7), A(NK_PAIRING + 2, 4, 7), A(0, 4, 7), A(0x3fff, 4, 7) },
+	  .exp = 0, NULL, .peer = PX, .creates = 1 },
 	/* an attribute header, len 8, in 4 bytes */
-	{ "newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)", D_NEW, NULL,
-	  W_INFO, { A(IFLA_INFO_DATA, 4, 0x00010008) }, .exp = 0, LEFTOVER, .creates = 1 },
-	{ "newlink: NLM_F_EXCL with an existing netkit name", D_NEW, NULL, W_NONE,
-	  .exp = -EEXIST, .prim = "nkbt1" },
-	{ "newlink: peer named like an existing device", D_NEW, "nkbt1", W_NONE, .exp = -EEXIST },
-	{ "newlink: peer ifindex taken (lo's)", D_NEW, PX, W_NONE, .exp = -EBUSY,
-	  .ifindex = 30000, .peer_ifindex = 1 },
-	{ "newlink: primary ifindex taken by its own peer", D_NEW, PX, W_NONE, .exp = -EBUSY,
+	{ "newlink: INFO_DATA of 4 bytes, an attribute header only (ignored)",
+	  { A(IFLA_INFO_DATA, 4, 0x00010008) }, .exp = 0, LEFTOVER, .where = W_INFO, .creates = 1 },
+	{ "newlink: NLM_F_EXCL with an existing netkit name", .exp = -EEXIST, .prim = "nkbt1" },
+	{ "newlink: peer named like an existing device", .exp = -EEXIST, .peer = "nkbt1" },
+	{ "newlink: peer ifindex taken (lo's)", .exp = -EBUSY, .peer = PX, .ifindex = 30000,
+	  .peer_ifindex = 1 },
+	{ "newlink: primary ifindex taken by its own peer", .exp = -EBUSY, .peer = PX,
 	  .ifindex = 30000, .peer_ifindex = 30000 },
 
 	/* RTM_NEWLINK on an existing device: changelink */
-	{ "changelink: MODE", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_MODE, 4, NETKIT_L3) },
-	  .exp = -EACCES, NO_CHANGE("operating mode") },
-	{ "changelink: MODE 7 (policy first)", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_MODE, 4, 7) }, .exp = -ERANGE, OUT_OF_RANGE },
-	{ "changelink: SCRUB", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_SCRUB, 4, NETKIT_SCRUB_NONE) }, .exp = -EACCES, NO_CHANGE("scrubbing") },
-	{ "changelink: PEER_SCRUB", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_SCRUB, 4, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
-	  NO_CHANGE("peer scrubbing") },
-	{ "changelink: PEER_INFO", D_PRIM, PX, W_NONE, .exp = -EACCES, NO_CHANGE("peer info") },
-	{ "changelink: HEADROOM", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_HEADROOM, 2, 64) },
-	  .exp = -EACCES, NO_CHANGE("headroom") },
-	{ "changelink: TAILROOM", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_TAILROOM, 2, 64) },
-	  .exp = -EACCES, NO_CHANGE("tailroom") },
-	{ "changelink: IFLA_NETKIT_PRIMARY", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PRIMARY, 1, 1) }, .exp = -EINVAL, READ_ONLY },
-	{ "changelink: POLICY 3", D_PRIM, NULL, W_DATA, { A(IFLA_NETKIT_POLICY, 4, 3) },
-	  .exp = -EINVAL, NO_XMIT_POLICY },
-	{ "changelink: PEER_POLICY 3", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_PEER_POLICY, 4, 3) }, .exp = -EINVAL, NO_XMIT_POLICY },
-	{ "changelink on the peer: POLICY", D_PEER, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EACCES, PRIMARY_ONLY },
-	{ "changelink on the peer: MODE", D_PEER, NULL, W_DATA,
-	  { A(IFLA_NETKIT_MODE, 4, NETKIT_L2) }, .exp = -EACCES, PRIMARY_ONLY },
-	{ "changelink on the peer: empty INFO_DATA", D_PEER, NULL, W_NONE, .exp = -EACCES,
-	  PRIMARY_ONLY },
-	{ "changelink with NLM_F_REPLACE", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EOPNOTSUPP, .flags = NLM_F_REPLACE },
-	{ "changelink of a netkit device with kind veth", D_PRIM, NULL, W_NONE,
-	  .exp = -EOPNOTSUPP, .kind = "veth" },
-	{ "changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)", D_PRIM,
-	  NULL, W_DATA, { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP),
-	  A(IFLA_NETKIT_PEER_POLICY, 4, NETKIT_DROP), A(NK_PAIRING + 1, 4, 7) }, .exp = 0 },
-	{ "changelink: POLICY and PEER_POLICY back to pass (valid)", D_PRIM, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_PASS), A(IFLA_NETKIT_PEER_POLICY, 4, NETKIT_PASS) },
-	  .exp = 0 },
+	{ "changelink: MODE", { U32(MODE, NETKIT_L3) }, .exp = -EACCES, NO_CHANGE("operating mode"),
+	  .dev = D_PRIM },
+	{ "changelink: MODE 7 (policy first)", { U32(MODE, 7) }, .exp = -ERANGE, OUT_OF_RANGE,
+	  .dev = D_PRIM },
+	{ "changelink: SCRUB", { U32(SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
+	  NO_CHANGE("scrubbing"), .dev = D_PRIM },
+	{ "changelink: PEER_SCRUB", { U32(PEER_SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
+	  NO_CHANGE("peer scrubbing"), .dev = D_PRIM },
+	{ "changelink: PEER_INFO", .exp = -EACCES, NO_CHANGE("peer info"), .peer = PX,
+	  .dev = D_PRIM },
+	{ "changelink: HEADROOM", { U16(HEADROOM, 64) }, .exp = -EACCES, NO_CHANGE("headroom"),
+	  .dev = D_PRIM },
+	{ "changelink: TAILROOM", { U16(TAILROOM, 64) }, .exp = -EACCES, NO_CHANGE("tailroom"),
+	  .dev = D_PRIM },
+	{ "changelink: IFLA_NETKIT_PRIMARY", { U8(PRIMARY, 1) }, .exp = -EINVAL, READ_ONLY,
+	  .dev = D_PRIM },
+	{ "changelink: POLICY 3", { U32(POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY, .dev = D_PRIM },
+	{ "changelink: PEER_POLICY 3", { U32(PEER_POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY,
+	  .dev = D_PRIM },
+	{ "changelink on the peer: POLICY", { U32(POLICY, NETKIT_DROP) }, .exp = -EACCES,
+	  PRIMARY_ONLY, .dev = D_PEER },
+	{ "changelink on the peer: MODE", { U32(MODE, NETKIT_L2) }, .exp = -EACCES, PRIMARY_ONLY,
+	  .dev = D_PEER },
+	{ "changelink on the peer: empty INFO_DATA", .exp = -EACCES, PRIMARY_ONLY, .dev = D_PEER },
+	{ "changelink with NLM_F_REPLACE", { U32(POLICY, NETKIT_DROP) }, .exp = -EOPNOTSUPP,
+	  .dev = D_PRIM, .flags = NLM_F_REPLACE },
+	{ "changelink of a netkit device with kind veth", .exp = -EOPNOTSUPP, .dev = D_PRIM,
+	  .kind = "veth" },
+	{ "changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)",
+	  { U32(POLICY, NETKIT_DROP), U32(PEER_POLICY, NETKIT_DROP), A(NK_PAIRING + 1, 4, 7) },
+	  .exp = 0, .dev = D_PRIM },
+	{ "changelink: POLICY and PEER_POLICY back to pass (valid)",
+	  { U32(POLICY, NETKIT_PASS), U32(PEER_POLICY, NETKIT_PASS) }, .exp = 0, .dev = D_PRIM },
 
 	/* RTM_SETLINK and RTM_DELLINK */
-	{ "setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)", D_PRIM,
-	  NULL, W_DATA, { A(IFLA_NETKIT_MODE, 4, 5), A(IFLA_NETKIT_POLICY, 4, 9) },
-	  .exp = 0, .cmd = RTM_SETLINK },
-	{ "setlink: IFLA_ADDRESS of the L3 primary", D_PRIM, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP, .cmd = RTM_SETLINK, .plain = 1 },
-	{ "setlink: IFLA_ADDRESS of the L3 peer", D_PEER, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 6, mac_ok) }, .exp = -EOPNOTSUPP, .cmd = RTM_SETLINK, .plain = 1 },
-	{ "setlink: 2-byte IFLA_ADDRESS", D_PRIM, NULL, W_TOP,
-	  { AD(IFLA_ADDRESS, 2, mac_ok) }, .exp = -EINVAL, .cmd = RTM_SETLINK, .plain = 1 },
-	{ "dellink: missing ifindex", D_IFINDEX, NULL, W_NONE, .exp = -ENODEV,
-	  .ifindex = MISSING, .cmd = RTM_DELLINK, .plain = 1 },
-	{ "dellink: missing name", D_IFINDEX, NULL, W_TOP,
-	  { AD(IFLA_IFNAME, 8, "nkbnone") }, .exp = -ENODEV, .cmd = RTM_DELLINK, .plain = 1 },
-	{ "dellink: lo (no rtnl_link_ops)", D_IFINDEX, NULL, W_NONE, .exp = -EOPNOTSUPP,
-	  .ifindex = 1, .cmd = RTM_DELLINK, .plain = 1 },
-	{ "changelink of a veth with kind netkit", D_VETH, NULL, W_DATA,
-	  { A(IFLA_NETKIT_POLICY, 4, NETKIT_DROP) }, .exp = -EOPNOTSUPP },
+	{ "setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)",
+	  { U32(MODE, 5), U32(POLICY, 9) }, .exp = 0, .dev = D_PRIM, .cmd = RTM_SETLINK },
+	{ "setlink: IFLA_ADDRESS of the L3 primary", { AD(IFLA_ADDRESS, 6, mac_ok) },
+	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = D_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "setlink: IFLA_ADDRESS of the L3 peer", { AD(IFLA_ADDRESS, 6, mac_ok) },
+	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = D_PEER, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "setlink: 2-byte IFLA_ADDRESS", { AD(IFLA_ADDRESS, 2, mac_ok) }, .exp = -EINVAL,
+	  .where = W_TOP, .dev = D_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "dellink: missing ifindex", .exp = -ENODEV, .dev = D_IFINDEX, .ifindex = MISSING,
+	  .cmd = RTM_DELLINK, .plain = 1 },
+	{ "dellink: missing name", { AD(IFLA_IFNAME, 8, "nkbnone") }, .exp = -ENODEV,
+	  .where = W_TOP, .dev = D_IFINDEX, .cmd = RTM_DELLINK, .plain = 1 },
+	{ "dellink: lo (no rtnl_link_ops)", .exp = -EOPNOTSUPP, .dev = D_IFINDEX, .ifindex = 1,
+	  .cmd = RTM_DELLINK, .plain = 1 },
+	{ "changelink of a veth with kind netkit", { U32(POLICY, NETKIT_DROP) }, .exp = -EOPNOTSUPP,
+	  .dev = D_VETH },
 };
 
 static void put_attrs(struct nk_msg *b, const struct nl_case *r)
@@ -1237,6 +1233,8 @@ static int fz_bpf(struct fz *f, int kind)
 	static char buf[512];
 	static __u32 ids[4][80];
 	union bpf_attr *a = (union bpf_attr *)buf;
+	__u64 *qp[] = { &a->query.prog_ids, &a->query.prog_attach_flags, &a->query.link_ids,
+			&a->query.link_attach_flags };
 	unsigned int size = sizeof(*a);
 	int valid = chance(50) ? 85 : 40;	/* how close to a valid attr */
 	__u32 type = 0;
@@ -1260,23 +1258,11 @@ static int fz_bpf(struct fz *f, int kind)
 		a->query.attach_type = fz_v_type(valid);
 		a->query.query_flags = chance(valid) ? 0 : fz_u32();
 		a->query.attach_flags = chance(valid) ? 0 : fz_u32();
-		for (i = 0; i < 4; i++) {
-			__u64 p;
+		for (i = 0; i < 4; i++) {	/* the four arrays: null, bad, kernel, ours */
+			static const __u64 bad[] = { 0, 0x10, 0xffff888000000000ULL };
+			int c = chance(valid) ? 3 : rn(4);
 
-			switch (chance(valid) ? 3 : rn(4)) {
-			case 0: p = 0; break;
-			case 1: p = 0x10; break;
-			case 2: p = 0xffff888000000000ULL; break;
-			default: p = (unsigned long)ids[i]; break;
-			}
-			if (i == 0)
-				a->query.prog_ids = p;
-			else if (i == 1)
-				a->query.prog_attach_flags = p;
-			else if (i == 2)
-				a->query.link_ids = p;
-			else
-				a->query.link_attach_flags = p;
+			*qp[i] = c < 3 ? bad[c] : (unsigned long)ids[i];
 		}
 		a->query.count = chance(valid) ? rn(80) : fz_u32();
 		if (a->query.count > 80 && chance(80))
@@ -1564,7 +1550,7 @@ static int fz_netlink(struct fz *f, int kind)
 static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 {
 	static struct fz f;
-	unsigned long i, total = 0, sent_nl = 0, sent_bpf = 0;
+	unsigned long i, total = 0, sent_nl;
 	double t0, t;
 	int k, fail = 0;
 	char msg[256];
@@ -1598,22 +1584,13 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 			break;
 		}
 		alarm(60);
-		k = rn(100);
-		if (k < 32)
-			k = K_NEWLINK;
-		else if (k < 40)
-			k = K_SETLINK;
-		else if (k < 45)
-			k = K_DELLINK;
-		else
-			k = K_ATTACH + rn(K_MAX - K_ATTACH);
-		if (k <= K_DELLINK) {
+		k = rn(100);	/* 32% NEWLINK, 8% SETLINK, 5% DELLINK, the rest bpf */
+		k = k < 32 ? K_NEWLINK : k < 40 ? K_SETLINK : k < 45 ? K_DELLINK :
+		    K_ATTACH + (int)rn(K_MAX - K_ATTACH);
+		if (k <= K_DELLINK)
 			fz_netlink(&f, k);
-			sent_nl++;
-		} else {
+		else
 			fz_bpf(&f, k);
-			sent_bpf++;
-		}
 		f.secs[k] += nk_now() - t;
 		total++;
 		if (!(i % 500) && fz_fixture(&f))
@@ -1621,6 +1598,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	}
 	alarm(0);
 	t = nk_now() - t0;
+	sent_nl = f.sent[K_NEWLINK] + f.sent[K_SETLINK] + f.sent[K_DELLINK];
 
 	/* clean up: links, fixtures, programs */
 	for (k = 0; k < NLINKS; k++)
@@ -1641,7 +1619,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 		close(f.progs[k]);
 
 	printf("# fuzz: %lu messages in %.1f s (%.0f/s): %lu netlink, %lu bpf\n",
-	       total, t, t > 0 ? total / t : 0.0, sent_nl, sent_bpf);
+	       total, t, t > 0 ? total / t : 0.0, sent_nl, total - sent_nl);
 	for (k = 0; k < K_MAX; k++)
 		printf("# fuzz:   %-16s sent %6lu  succeeded %6lu  %5.1f s\n", kind_name[k],
 		       f.sent[k], f.ok[k], f.secs[k]);
