@@ -172,22 +172,6 @@ static int prog_load(int type, int eat, int ret, const char *name)
 	return fd;
 }
 
-/* The link's id and, through *ifindex, its device (0: gone); 0 if fd is
- * not a link.
- */
-static __u32 link_info(int fd, __u32 *type, __u32 *ifindex)
-{
-	struct bpf_link_info info;
-
-	if (nk_link_info(fd, &info))
-		return 0;
-	if (type)
-		*type = info.type;
-	if (ifindex)
-		*ifindex = info.type == BPF_LINK_TYPE_NETKIT ? info.netkit.ifindex : 0;
-	return info.id;
-}
-
 static int query(int ifindex, int type, __u32 *ids, __u32 *count, __u64 *rev)
 {
 	return nk_prog_query(ifindex, type, ids, NULL, count, rev);
@@ -506,6 +490,8 @@ static int objs[O_END - O_PRIM];
 #define O(x)		objs[O_##x - O_PRIM]
 #define PRIM		BPF_NETKIT_PRIMARY
 #define PEER		BPF_NETKIT_PEER
+/* The first byte after a field of union bpf_attr. */
+#define AFTER(field)	(offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
 /* expected_revision: the hook's current one plus d */
 #define REV(d)		(0x40000000 + (d))
 
@@ -524,10 +510,11 @@ static int obj(int v)
  * a query with room for REPL of P and Q, which must give their count and
  * P's id if REPL.
  * BPF_LINK_UPDATE: the new program PROG, FLAGS, old_prog_fd REPL, the
- * link DEV. BPF_LINK_DETACH: the link DEV.
+ * link DEV. BPF_LINK_DETACH: the link DEV. With BYTE, the attr is sent
+ * with that byte set and SIZE bytes long (0: sizeof) - CHECK_ATTR.
  */
 enum { ATT = 1, DET, QRY, QCNT, LCR, LKEEP, LUPD, LDET };
-enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, NF };
+enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, BYTE, SIZE, NF };
 
 struct bpf_case {
 	const char *name;
@@ -675,10 +662,34 @@ static const struct bpf_case bpf_cases[] = {
 	{ "link_detach: the link (valid)", 0, { LDET, [DEV] = O_LNK } },
 	{ "link_detach: the link again", 0, { LDET, [DEV] = O_LNK } },
 	{ "link_update: detached link", -ENOLINK, { LUPD, O_R, [DEV] = O_LNK } },
+
+	/* CHECK_ATTR: a byte past each command's last field */
+	{ "attach: byte after expected_revision", -EINVAL,
+	  { ATT, O_Q, [BYTE] = AFTER(expected_revision) } },
+	{ "detach: byte after expected_revision", -EINVAL,
+	  { DET, O_Q, [BYTE] = AFTER(expected_revision) } },
+	{ "attach: attr size 4100, byte 4096 set", -E2BIG,
+	  { ATT, O_Q, [BYTE] = 4096, [SIZE] = 4100 } },
+	{ "query: byte after query.revision", -EINVAL, { QRY, [BYTE] = AFTER(query.revision) } },
+	{ "link_create: byte 60, after mainline's last field", -EINVAL,
+	  { LCR, O_Q, [BYTE] = LINK_CREATE_END_MAINLINE } },
+	/* Not mainline's answer: mainline's attr goes on to uprobe_multi
+	 * (bytes 48-59, ignored for netkit), 6.1's ends at byte 48 for every
+	 * link type. 6.1's own CHECK_ATTR, not the series' doing.
+	 */
+	{ "link_create: byte 48, after 6.1's last field (mainline: uprobe_multi.cnt)", -EINVAL,
+	  { LCR, O_Q, [BYTE] = LINK_CREATE_END_61 } },
+	{ "link_update: byte after old_prog_fd", -EINVAL,
+	  { LUPD, O_Q, [DEV] = 999, [BYTE] = AFTER(link_update.old_prog_fd) } },
+	{ "link_detach: byte after link_fd", -EINVAL,
+	  { LDET, [DEV] = 999, [BYTE] = AFTER(link_detach.link_fd) } },
 };
 
 static void bpf_rows(const struct bpf_case *r, int n)
 {
+	static const int cmds[] = { [ATT] = BPF_PROG_ATTACH, [DET] = BPF_PROG_DETACH,
+		[QRY] = BPF_PROG_QUERY, [LCR] = BPF_LINK_CREATE, [LKEEP] = BPF_LINK_CREATE,
+		[LUPD] = BPF_LINK_UPDATE, [LDET] = BPF_LINK_DETACH };
 	int dev, type, prog, rel, repl, got;
 	__u32 ids[4], count;
 	union bpf_attr a;
@@ -693,45 +704,51 @@ static void bpf_rows(const struct bpf_case *r, int n)
 		repl = obj(r->f[REPL]);
 		rev = r->f[RV] ? nk_revision(dev, type) + r->f[RV] - REV(0) : 0;
 		switch (r->f[CMD]) {
+		case QCNT:
+			memset(ids, 0, sizeof(ids));
+			count = repl;
+			got = query(dev, type, ids, &count, NULL);
+			extra[0] = 0;
+			if (count != 2 || ids[0] != (repl ? (__u32)O(PID) : 0) || ids[1])
+				snprintf(extra, sizeof(extra),
+					 "count %u ids %u %u, expected count 2 ids %u 0",
+					 count, ids[0], ids[1], repl ? O(PID) : 0);
+			row(r->name, r->exp, NULL, got, NULL, extra[0] ? extra : NULL);
+			continue;
 		case ATT:
-			got = nk_prog_attach(dev, type, prog, r->f[FLAGS], rel, repl, rev);
-			break;
 		case DET:
-			got = nk_prog_detach(dev, type, prog, r->f[FLAGS], rel, rev);
+			nk_attach_attr(&a, dev, type, prog, r->f[FLAGS], rel, repl, rev);
 			break;
 		case QRY:
 			nk_query_attr(&a, dev, type, NULL, NULL, repl);
 			a.query.query_flags = r->f[FLAGS];
 			a.query.attach_flags = rel;
 			a.query.prog_ids = prog;
-			got = nk_bpf(BPF_PROG_QUERY, &a);
 			break;
-		case QCNT:
-			memset(ids, 0, sizeof(ids));
-			count = repl;
-			got = query(dev, type, ids, &count, NULL);
-			if (count == 2 && ids[0] == (repl ? (__u32)O(PID) : 0) && !ids[1])
-				break;
-			snprintf(extra, sizeof(extra), "count %u ids %u %u, expected count 2 ids %u 0",
-				 count, ids[0], ids[1], repl ? O(PID) : 0);
-			row(r->name, r->exp, NULL, got, NULL, extra);
-			continue;
 		case LCR:
-			bpf_row_fd(r->name, r->exp, nk_link_create(dev, type, prog, r->f[FLAGS],
-								   rel, rev));
-			continue;
 		case LKEEP:
-			got = nk_link_create(dev, type, prog, r->f[FLAGS], rel, rev);
-			O(LNK) = got < 0 ? 999 : got;
-			got = got < 0 ? got : 0;
+			nk_link_create_attr(&a, dev, type, prog, r->f[FLAGS], rel, rev);
 			break;
 		case LUPD:
-			got = nk_link_update(dev, prog, r->f[FLAGS], repl);
+			nk_link_update_attr(&a, dev, prog, r->f[FLAGS], repl);
 			break;
 		default:
-			got = nk_link_detach(dev);
+			memset(&a, 0, sizeof(a));
+			a.link_detach.link_fd = dev;
 		}
-		bpf_row(r->name, r->exp, got);
+		if (r->f[BYTE])
+			got = bpf_dirty(cmds[r->f[CMD]], &a, r->f[BYTE],
+					r->f[SIZE] ? r->f[SIZE] : (int)sizeof(a));
+		else
+			got = nk_bpf(cmds[r->f[CMD]], &a);
+		if (r->f[CMD] == LKEEP) {
+			O(LNK) = got < 0 ? 999 : got;
+			got = got < 0 ? got : 0;
+		}
+		if (r->f[CMD] == LCR)
+			bpf_row_fd(r->name, r->exp, got);
+		else
+			bpf_row(r->name, r->exp, got);
 	}
 }
 
@@ -775,7 +792,6 @@ static void table_full(void)
 
 static void table_bpf(void)
 {
-	union bpf_attr a;
 	__u32 ids[4], count;
 	int ret, tmpfd;
 	struct pair tmp;
@@ -783,39 +799,6 @@ static void table_bpf(void)
 	bpf_rows(bpf_cases, ARRAY_LEN(bpf_cases));
 	if (O(LNK) != 999)
 		close(O(LNK));
-
-	/* CHECK_ATTR: a byte past each command's last field */
-	nk_attach_attr(&a, O(PRIM), PRIM, O(Q), 0, 0, 0, 0);
-	bpf_row("attach: byte after expected_revision", -EINVAL,
-		bpf_dirty(BPF_PROG_ATTACH, &a, offsetof(union bpf_attr, expected_revision) + 8,
-			  sizeof(a)));
-	bpf_row("detach: byte after expected_revision", -EINVAL,
-		bpf_dirty(BPF_PROG_DETACH, &a, offsetof(union bpf_attr, expected_revision) + 8,
-			  sizeof(a)));
-	bpf_row("attach: attr size 4100, byte 4096 set", -E2BIG,
-		bpf_dirty(BPF_PROG_ATTACH, &a, 4096, 4100));
-	nk_query_attr(&a, O(PRIM), PRIM, NULL, NULL, 0);
-	bpf_row("query: byte after query.revision", -EINVAL,
-		bpf_dirty(BPF_PROG_QUERY, &a, offsetof(union bpf_attr, query.revision) + 8,
-			  sizeof(a)));
-	nk_link_create_attr(&a, O(PRIM), PRIM, O(Q), 0, 0, 0);
-	bpf_row_fd("link_create: byte 60, after mainline's last field", -EINVAL,
-		   bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_MAINLINE, sizeof(a)));
-	/* Not mainline's answer: mainline's attr goes on to uprobe_multi
-	 * (bytes 48-59, ignored for netkit), 6.1's ends at byte 48 for every
-	 * link type. 6.1's own CHECK_ATTR, not the series' doing.
-	 */
-	bpf_row_fd("link_create: byte 48, after 6.1's last field (mainline: uprobe_multi.cnt)",
-		   -EINVAL, bpf_dirty(BPF_LINK_CREATE, &a, LINK_CREATE_END_61, sizeof(a)));
-	nk_link_update_attr(&a, 999, O(Q), 0, 0);
-	bpf_row("link_update: byte after old_prog_fd", -EINVAL,
-		bpf_dirty(BPF_LINK_UPDATE, &a, offsetof(union bpf_attr, link_update.old_prog_fd) + 4,
-			  sizeof(a)));
-	memset(&a, 0, sizeof(a));
-	a.link_detach.link_fd = 999;
-	bpf_row("link_detach: byte after link_fd", -EINVAL,
-		bpf_dirty(BPF_LINK_DETACH, &a, offsetof(union bpf_attr, link_detach.link_fd) + 4,
-			  sizeof(a)));
 
 	/* a link whose device went away */
 	if (pair_create(&tmp, "nkbx1", "nkbx0", NETKIT_L3)) {
@@ -826,11 +809,12 @@ static void table_bpf(void)
 			tmpfd < 0 ? tmpfd : 0);
 		bpf_row("dellink: the second pair with a link (valid)", 0, nk_link_del(&nl, tmp.prim));
 		if (tmpfd >= 0) {
-			__u32 ifx = 1;
+			struct bpf_link_info li;
 
-			link_info(tmpfd, NULL, &ifx);
+			ret = nk_link_info(tmpfd, &li) ||
+			      (li.type == BPF_LINK_TYPE_NETKIT && li.netkit.ifindex);
 			row("link of a deleted device: link info ifindex 0", 0, NULL,
-			    ifx ? -EEXIST : 0, NULL, NULL);
+			    ret ? -EEXIST : 0, NULL, NULL);
 			bpf_row("link_update: link of a deleted device", -ENOLINK,
 				nk_link_update(tmpfd, O(R), 0, 0));
 			bpf_row("link_detach: link of a deleted device", 0, nk_link_detach(tmpfd));
@@ -1168,7 +1152,7 @@ static void fz_link_add(struct fz *f, int fd)
 		f->links_closed++;
 	}
 	f->links[i] = fd;
-	f->link_ids[i] = link_info(fd, NULL, NULL);
+	f->link_ids[i] = nk_link_id(fd);
 }
 
 /* Field generators for the bpf attrs: a valid value (the netkit primary,
@@ -1237,7 +1221,7 @@ static int fz_bpf(struct fz *f, int kind)
 			&a->query.link_attach_flags };
 	unsigned int size = sizeof(*a);
 	int valid = chance(50) ? 85 : 40;	/* how close to a valid attr */
-	__u32 type = 0;
+	struct bpf_link_info li;
 	int ret, i;
 
 	memset(buf, 0, sizeof(buf));
@@ -1306,11 +1290,11 @@ static int fz_bpf(struct fz *f, int kind)
 		return ret;
 	switch (kind) {
 	case K_LCREATE:
-		if (!link_info(ret, &type, NULL)) {
+		if (nk_link_info(ret, &li)) {
 			printf("# fuzz: BPF_LINK_CREATE returned %d, not a link\n", ret);
 			f->invalid++;
 			close(ret);
-		} else if (type == BPF_LINK_TYPE_NETKIT) {
+		} else if (li.type == BPF_LINK_TYPE_NETKIT) {
 			fz_link_add(f, ret);
 		} else {	/* e.g. an XDP link: valid, but not ours to keep */
 			f->other_links++;
