@@ -10,33 +10,29 @@
  * "table" sends a fixed list of malformed or borderline requests and
  * checks each answer against what mainline's code (6.12 plus the later
  * fixes the series carries) answers: the errno and, where mainline sets
- * one, the extack message (NLMSGERR_ATTR_MSG). rtnetlink rows cover
- * RTM_NEWLINK (create and changelink), RTM_SETLINK and RTM_DELLINK with
- * the netkit attributes; bpf(2) rows cover BPF_PROG_ATTACH, BPF_PROG_DETACH,
- * BPF_PROG_QUERY, BPF_LINK_CREATE, BPF_LINK_UPDATE and BPF_LINK_DETACH on
- * netkit with bpf_mprog's flags, relative fds and ids, revisions, targets
- * and the unused attr bytes (CHECK_ATTR). One "ok"/"not ok" line per row;
- * after each row no netkit device may be left behind, and at the end no
- * program or link of the table may remain. Exit status 1 if a row failed.
+ * one, the extack message. rtnetlink rows cover RTM_NEWLINK (create and
+ * changelink), RTM_SETLINK and RTM_DELLINK with the netkit attributes;
+ * bpf(2) rows the six commands below on netkit, with bpf_mprog's flags,
+ * relative fds and ids, revisions, targets and the unused attr bytes
+ * (CHECK_ATTR). One "ok"/"not ok" line per row; no row may leave a netkit
+ * device behind, nor the table a program or link. Exit status 1 if a row
+ * failed.
  *
  * "fuzz" sends seeded random mutations of a valid netkit RTM_NEWLINK
- * (also as RTM_SETLINK and RTM_DELLINK) and random bpf attrs for the six
- * commands above, with targets among a real netkit primary and peer, lo,
- * a veth and missing ifindexes, and fds among real programs and links.
- * Every answer must be an errno or a valid result; whatever a successful
- * call created is removed and counted. It prints the seed first (replay
- * with --seed), stops after --count messages (default 10000) or --time
- * seconds (default 300), and prints per-kind counts and times, an errno
- * histogram and the successes, and "fuzz-sent=N" for the test script.
- * New devices get IFLA_GROUP 4242 from the template, so that they can be
- * removed 32 at a time with one RTM_DELLINK. A request without an answer
- * in 10 s, or a call that does not return within 60 s (SIGALRM), fails
- * the run. Netkit devices that existed before are left alone. --inject
- * sets /proc/self/make-it-fail around the fuzzed calls only, for a kernel
- * with fault injection whose failslab/fail_page_alloc use task-filter.
+ * (also as RTM_SETLINK and RTM_DELLINK) and random attrs for
+ * BPF_PROG_ATTACH, _DETACH, _QUERY, BPF_LINK_CREATE, _UPDATE and _DETACH,
+ * aimed at a netkit primary and peer, lo, a veth and missing ifindexes,
+ * with real programs and links. Every answer must be an errno or a valid
+ * result; what a call created is removed and counted. It prints the seed
+ * first (replay with --seed), stops after --count messages (default
+ * 10000) or --time seconds (default 300), and prints per-kind counts and
+ * times, an errno histogram and "fuzz-sent=N" for the test script. A
+ * request without an answer in 10 s, or a call that does not return
+ * within 60 s (SIGALRM), fails the run. Netkit devices that existed
+ * before are left alone. --inject: see make_it_fail().
  *
  * "census" prints the netkit devices, the programs named nkbad* and the
- * netkit BPF links that exist, for the script's before/after comparison.
+ * netkit BPF links, for the script's before/after comparison.
  *
  * Raw netlink and raw bpf(2) only (no libbpf, no libmnl), through lib/.
  */
@@ -251,9 +247,32 @@ static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
 
 /*
- * A netlink row: an RTM_NEWLINK (or cmd) that creates nkbx1 (dev D_NEW;
- * prim its name if not nkbx1, ifindex its ifindex) or goes to the table
- * pair's primary or peer, the veth or ifindex. Unless plain it carries
+ * The table's objects, O(x) the one named x: its netkit primary and
+ * peer, the veth, ifindex 0, the programs P, Q (primary), R (peer), Z
+ * (expected_attach_type 0), S (socket filter), X (XDP), the netlink
+ * socket, P's id and the link that the link rows keep. In a row O_x
+ * stands for O(x); any other value is used as it is.
+ */
+enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_NL, O_PID, O_LNK,
+       O_END };
+static int objs[O_END - O_PRIM];
+#define O(x)		objs[O_##x - O_PRIM]
+#define PRIM		BPF_NETKIT_PRIMARY
+#define PEER		BPF_NETKIT_PEER
+/* The first byte after a field of union bpf_attr. */
+#define AFTER(field)	(offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
+/* expected_revision: the hook's current one plus d */
+#define REV(d)		(0x40000000 + (d))
+
+static int obj(int v)
+{
+	return v >= O_PRIM && v < O_END ? objs[v - O_PRIM] : v;
+}
+
+/*
+ * A netlink row: an RTM_NEWLINK (or cmd) that creates nkbx1 (dev 0; prim
+ * its name if not nkbx1, ifindex its ifindex) or goes to the device dev
+ * (O_PRIM, O_PEER, ...). Unless plain it carries
  * IFLA_LINKINFO { IFLA_INFO_KIND kind (netkit), IFLA_INFO_DATA {
  * IFLA_NETKIT_MODE L2 if l2, IFLA_NETKIT_PEER_INFO for peer (ifindex
  * peer_ifindex) if peer } }. The attributes a[] (len bytes of data, of val
@@ -262,7 +281,6 @@ static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
  * at the top level. The answer must be exp with the extack msg, and
  * `creates` pairs must be left behind.
  */
-enum { D_NEW, D_PRIM, D_PEER, D_VETH, D_IFINDEX };
 enum { W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
 
 struct nl_case {
@@ -369,56 +387,56 @@ static const struct nl_case nl_cases[] = {
 
 	/* RTM_NEWLINK on an existing device: changelink */
 	{ "changelink: MODE", { U32(MODE, NETKIT_L3) }, .exp = -EACCES, NO_CHANGE("operating mode"),
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink: MODE 7 (policy first)", { U32(MODE, 7) }, .exp = -ERANGE, OUT_OF_RANGE,
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink: SCRUB", { U32(SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
-	  NO_CHANGE("scrubbing"), .dev = D_PRIM },
+	  NO_CHANGE("scrubbing"), .dev = O_PRIM },
 	{ "changelink: PEER_SCRUB", { U32(PEER_SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
-	  NO_CHANGE("peer scrubbing"), .dev = D_PRIM },
+	  NO_CHANGE("peer scrubbing"), .dev = O_PRIM },
 	{ "changelink: PEER_INFO", .exp = -EACCES, NO_CHANGE("peer info"), .peer = PX,
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink: HEADROOM", { U16(HEADROOM, 64) }, .exp = -EACCES, NO_CHANGE("headroom"),
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink: TAILROOM", { U16(TAILROOM, 64) }, .exp = -EACCES, NO_CHANGE("tailroom"),
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink: IFLA_NETKIT_PRIMARY", { U8(PRIMARY, 1) }, .exp = -EINVAL, READ_ONLY,
-	  .dev = D_PRIM },
-	{ "changelink: POLICY 3", { U32(POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY, .dev = D_PRIM },
+	  .dev = O_PRIM },
+	{ "changelink: POLICY 3", { U32(POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY, .dev = O_PRIM },
 	{ "changelink: PEER_POLICY 3", { U32(PEER_POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY,
-	  .dev = D_PRIM },
+	  .dev = O_PRIM },
 	{ "changelink on the peer: POLICY", { U32(POLICY, NETKIT_DROP) }, .exp = -EACCES,
-	  PRIMARY_ONLY, .dev = D_PEER },
+	  PRIMARY_ONLY, .dev = O_PEER },
 	{ "changelink on the peer: MODE", { U32(MODE, NETKIT_L2) }, .exp = -EACCES, PRIMARY_ONLY,
-	  .dev = D_PEER },
-	{ "changelink on the peer: empty INFO_DATA", .exp = -EACCES, PRIMARY_ONLY, .dev = D_PEER },
+	  .dev = O_PEER },
+	{ "changelink on the peer: empty INFO_DATA", .exp = -EACCES, PRIMARY_ONLY, .dev = O_PEER },
 	{ "changelink with NLM_F_REPLACE", { U32(POLICY, NETKIT_DROP) }, .exp = -EOPNOTSUPP,
-	  .dev = D_PRIM, .flags = NLM_F_REPLACE },
-	{ "changelink of a netkit device with kind veth", .exp = -EOPNOTSUPP, .dev = D_PRIM,
+	  .dev = O_PRIM, .flags = NLM_F_REPLACE },
+	{ "changelink of a netkit device with kind veth", .exp = -EOPNOTSUPP, .dev = O_PRIM,
 	  .kind = "veth" },
 	{ "changelink: POLICY and PEER_POLICY drop, unknown attribute 11 (valid)",
 	  { U32(POLICY, NETKIT_DROP), U32(PEER_POLICY, NETKIT_DROP), A(NK_PAIRING + 1, 4, 7) },
-	  .exp = 0, .dev = D_PRIM },
+	  .exp = 0, .dev = O_PRIM },
 	{ "changelink: POLICY and PEER_POLICY back to pass (valid)",
-	  { U32(POLICY, NETKIT_PASS), U32(PEER_POLICY, NETKIT_PASS) }, .exp = 0, .dev = D_PRIM },
+	  { U32(POLICY, NETKIT_PASS), U32(PEER_POLICY, NETKIT_PASS) }, .exp = 0, .dev = O_PRIM },
 
 	/* RTM_SETLINK and RTM_DELLINK */
 	{ "setlink: IFLA_LINKINFO with bad MODE and POLICY (setlink ignores it)",
-	  { U32(MODE, 5), U32(POLICY, 9) }, .exp = 0, .dev = D_PRIM, .cmd = RTM_SETLINK },
+	  { U32(MODE, 5), U32(POLICY, 9) }, .exp = 0, .dev = O_PRIM, .cmd = RTM_SETLINK },
 	{ "setlink: IFLA_ADDRESS of the L3 primary", { AD(IFLA_ADDRESS, 6, mac_ok) },
-	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = D_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
+	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = O_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
 	{ "setlink: IFLA_ADDRESS of the L3 peer", { AD(IFLA_ADDRESS, 6, mac_ok) },
-	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = D_PEER, .cmd = RTM_SETLINK, .plain = 1 },
+	  .exp = -EOPNOTSUPP, .where = W_TOP, .dev = O_PEER, .cmd = RTM_SETLINK, .plain = 1 },
 	{ "setlink: 2-byte IFLA_ADDRESS", { AD(IFLA_ADDRESS, 2, mac_ok) }, .exp = -EINVAL,
-	  .where = W_TOP, .dev = D_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
-	{ "dellink: missing ifindex", .exp = -ENODEV, .dev = D_IFINDEX, .ifindex = MISSING,
+	  .where = W_TOP, .dev = O_PRIM, .cmd = RTM_SETLINK, .plain = 1 },
+	{ "dellink: missing ifindex", .exp = -ENODEV, .dev = MISSING,
 	  .cmd = RTM_DELLINK, .plain = 1 },
 	{ "dellink: missing name", { AD(IFLA_IFNAME, 8, "nkbnone") }, .exp = -ENODEV,
-	  .where = W_TOP, .dev = D_IFINDEX, .cmd = RTM_DELLINK, .plain = 1 },
-	{ "dellink: lo (no rtnl_link_ops)", .exp = -EOPNOTSUPP, .dev = D_IFINDEX, .ifindex = 1,
+	  .where = W_TOP, .dev = O_ZERO, .cmd = RTM_DELLINK, .plain = 1 },
+	{ "dellink: lo (no rtnl_link_ops)", .exp = -EOPNOTSUPP, .dev = 1,
 	  .cmd = RTM_DELLINK, .plain = 1 },
 	{ "changelink of a veth with kind netkit", { U32(POLICY, NETKIT_DROP) }, .exp = -EOPNOTSUPP,
-	  .dev = D_VETH },
+	  .dev = O_VETH },
 };
 
 static void put_attrs(struct nk_msg *b, const struct nl_case *r)
@@ -439,19 +457,17 @@ static void put_attrs(struct nk_msg *b, const struct nl_case *r)
 	}
 }
 
-static void table_netlink(const struct pair *t, const struct pair *v)
+static void table_netlink(void)
 {
 	const struct nl_case *r;
 	const char *kind;
 	struct nk_msg b;
-	int ifindex;
 
 	for (r = nl_cases; r < nl_cases + ARRAY_LEN(nl_cases); r++) {
-		ifindex = r->dev == D_PRIM ? t->prim : r->dev == D_PEER ? t->peer :
-			  r->dev == D_VETH ? v->prim : r->ifindex;
 		b_init(&b, r->cmd ? r->cmd : RTM_NEWLINK,
-		       r->dev == D_NEW ? NLM_F_CREATE | NLM_F_EXCL : r->flags, ifindex);
-		if (r->dev == D_NEW)
+		       r->dev ? r->flags : NLM_F_CREATE | NLM_F_EXCL,
+		       r->dev ? obj(r->dev) : r->ifindex);
+		if (!r->dev)
 			nk_put_str(&b, IFLA_IFNAME, r->prim ? r->prim : "nkbx1");
 		if (!r->plain) {
 			kind = r->kind ? r->kind : "netkit";
@@ -475,29 +491,6 @@ static void table_netlink(const struct pair *t, const struct pair *v)
 			put_attrs(&b, r);
 		nl_row(r->name, r->exp, r->msg, &b, r->creates);
 	}
-}
-
-/*
- * The table's bpf objects, O(x) the one named x: its netkit primary and
- * peer, the veth, ifindex 0, the programs P, Q (primary), R (peer), Z
- * (expected_attach_type 0), S (socket filter), X (XDP), the netlink
- * socket, P's id and the link that the link rows keep. In a bpf row O_x
- * stands for O(x); any other value is used as it is.
- */
-enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_NL, O_PID, O_LNK,
-       O_END };
-static int objs[O_END - O_PRIM];
-#define O(x)		objs[O_##x - O_PRIM]
-#define PRIM		BPF_NETKIT_PRIMARY
-#define PEER		BPF_NETKIT_PEER
-/* The first byte after a field of union bpf_attr. */
-#define AFTER(field)	(offsetof(union bpf_attr, field) + sizeof(((union bpf_attr *)0)->field))
-/* expected_revision: the hook's current one plus d */
-#define REV(d)		(0x40000000 + (d))
-
-static int obj(int v)
-{
-	return v >= O_PRIM && v < O_END ? objs[v - O_PRIM] : v;
 }
 
 /*
@@ -836,7 +829,7 @@ static void table_bpf(void)
 static int cmd_table(void)
 {
 	struct nk_census base, now, want;
-	struct pair t, v;
+	struct pair t;
 	int fd, i;
 
 	/* fd 0 must be a file that is not a bpf object for one row */
@@ -852,18 +845,14 @@ static int cmd_table(void)
 		die("table: setup: netkit pair nkbt1/nkbt0", -ENODEV);
 	if (veth_create("nkbtv0", "nkbtv1"))
 		die("table: setup: veth nkbtv0/nkbtv1", -ENODEV);
-	v.prim = if_nametoindex("nkbtv0");
-	v.peer = if_nametoindex("nkbtv1");
-	keep[npre] = t.prim;
-	keep[npre + 1] = t.peer;
+	keep[npre] = O(PRIM) = t.prim;
+	keep[npre + 1] = O(PEER) = t.peer;
 	nkeep = npre + 2;
-
-	table_netlink(&t, &v);
-
-	O(PRIM) = t.prim;
-	O(PEER) = t.peer;
-	O(VETH) = v.prim;
+	O(VETH) = if_nametoindex("nkbtv0");
 	O(NL) = nl.fd;
+
+	table_netlink();
+
 	O(P) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_p");
 	O(Q) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PRIM, NETKIT_NEXT, "nkbad_q");
 	O(R) = prog_load(BPF_PROG_TYPE_SCHED_CLS, PEER, NETKIT_PASS, "nkbad_r");
@@ -878,7 +867,7 @@ static int cmd_table(void)
 
 	for (i = 0; i < 6; i++)
 		close((&O(P))[i]);
-	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, v.prim)) {
+	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, O(VETH))) {
 		printf("not ok - table: deleting the pair and the veth\n");
 		nk_failures++;
 	}
