@@ -289,6 +289,13 @@ int nk_link_up(struct nk_nl *nl, int ifindex);
  * is sent and reports success): 0, -ETIMEDOUT or -errno.
  */
 int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
+/*
+ * Both ends of a pair (or any two devices) up, ifindex in nl's netns and
+ * peer_ifindex in peer_nl's; with timeout > 0, then wait as
+ * nk_link_wait_oper_up() for each: 0 or -errno.
+ */
+int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
+	       int peer_ifindex, double timeout);
 /* RTM_NEWADDR of an IPv4 address ("10.0.0.1") with its prefix length. */
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 		int prefixlen);
@@ -417,12 +424,19 @@ int nk_count_links(int link_type);
 /* Write s to a /proc or /sys file; read an int from one: 0 or -errno. */
 int nk_write_str(const char *path, const char *s);
 int nk_read_int(const char *path, int *v);
+/* unshare(CLONE_NEWNET) for the calling thread: the new netns' fd or -errno. */
+int nk_netns_unshare(void);
 /*
  * A new network namespace for the calling thread: unshare(CLONE_NEWNET),
  * in_ns(arg) there if given (0 or -errno; an error ends it), then back to
  * home_fd's: the new namespace's fd, or -errno.
  */
 int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg);
+/*
+ * socket(domain, type, protocol) in the netns of nsfd, then back to
+ * home_fd's: the socket or -errno.
+ */
+int nk_socket_in(int nsfd, int home_fd, int domain, int type, int protocol);
 /*
  * A user namespace that owns a new netns, uid and gid 0 mapped to 0, made
  * by a forked helper: fds of both, to setns(2) into. 0 or -errno

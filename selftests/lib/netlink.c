@@ -547,6 +547,20 @@ int nk_link_up(struct nk_nl *nl, int ifindex)
 	return nk_nl_talk(nl, &m, NULL, 0);
 }
 
+int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
+	       int peer_ifindex, double timeout)
+{
+	int err = nk_link_up(nl, ifindex);
+
+	if (!err)
+		err = nk_link_up(peer_nl, peer_ifindex);
+	if (!err && timeout > 0)
+		err = nk_link_wait_oper_up(nl, ifindex, timeout);
+	if (!err && timeout > 0)
+		err = nk_link_wait_oper_up(peer_nl, peer_ifindex, timeout);
+	return err;
+}
+
 int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,
 		   size_t size)
 {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
@@ -47,15 +48,22 @@ int nk_read_int(const char *path, int *v)
 	return ok ? 0 : -EINVAL;
 }
 
-int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
+int nk_netns_unshare(void)
 {
-	int fd, err;
+	int fd;
 
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
 	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
+{
+	int fd = nk_netns_unshare(), err;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = in_ns ? in_ns(arg) : 0;
 	if (!err && setns(home_fd, CLONE_NEWNET) < 0)
 		err = -errno;
@@ -65,6 +73,23 @@ int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
 		return err;
 	}
 	return fd;
+}
+
+int nk_socket_in(int nsfd, int home_fd, int domain, int type, int protocol)
+{
+	int fd, err = 0;
+
+	if (setns(nsfd, CLONE_NEWNET) < 0)
+		return -errno;
+	fd = socket(domain, type, protocol);
+	if (fd < 0)
+		err = -errno;
+	if (setns(home_fd, CLONE_NEWNET) < 0 && !err) {
+		err = -errno;
+		close(fd);
+	}
+	errno = -err;
+	return err ? err : fd;
 }
 
 int nk_userns_new(int *userns_fd, int *netns_fd)
