@@ -86,6 +86,7 @@
 #define MAX_ATT		5	/* attachments per hook kept by the model */
 #define NPOOL		8	/* programs per attach type per worker */
 #define MAX_PRINT	25	/* failure lines printed per process */
+#define __maybe_unused	__attribute__((unused))
 
 enum {
 	OP_CREATE, OP_DELETE, OP_NETNS_DEL, OP_ATTACH, OP_DETACH, OP_LINK,
@@ -93,18 +94,18 @@ enum {
 	NOPS
 };
 
-static const char *const op_name[NOPS] = {
-	"create", "delete", "netns-del", "attach", "detach", "link",
-	"update", "link-det", "link-close", "wrong-dev", "xmit", "defunct-link",
-};
-
-/* Relative weights of the randomly chosen operations. */
-static const int op_weight[NOPS] = {
-	[OP_CREATE] = 13, [OP_DELETE] = 6, [OP_NETNS_DEL] = 2,
-	[OP_ATTACH] = 16, [OP_DETACH] = 12, [OP_LINK] = 16, [OP_UPDATE] = 14,
-	[OP_LINK_DET] = 5, [OP_LINK_CLOSE] = 7, [OP_WRONG_DEV] = 3,
-	[OP_XMIT] = 8,
-};
+/*
+ * The operations, ops[] below: the name, the relative weight of the
+ * random choice (OP_DEFUNCT: 0, it comes with deleting a pair that has a
+ * link) and the handler with its argument.
+ */
+struct worker;
+static const struct op {
+	const char *name;
+	int weight;
+	void (*run)(struct worker *w, int arg);
+	int arg;
+} ops[NOPS];
 
 struct wstats {
 	long n[NOPS], ok[NOPS], xerr[NOPS], bad[NOPS];
@@ -301,7 +302,7 @@ static int check(struct worker *w, int op, const char *what, int got, int want)
 	}
 	w->st->bad[op]++;
 	failure("iteration %ld %s: %s: expected %s, got %s%s%s", w->iter,
-		op_name[op], what, nk_errname(want), nk_errname(got),
+		ops[op].name, what, nk_errname(want), nk_errname(got),
 		extack[0] ? ", extack: " : "", extack);
 	return -1;
 }
@@ -383,8 +384,7 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u/%u",
 			 q->prog_ids[i], q->link_ids[i]);
 	failure("iteration %ld: %s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
-		w->iter, p->name, hook_name[hk], when, (unsigned long long)rev,
-		exp, (unsigned long long)q->revision, got);
+		w->iter, p->name, hook_name[hk], when, rev, exp, q->revision, got);
 	return -1;
 }
 
@@ -432,8 +432,8 @@ static __u64 pick_revision(struct hook *h, struct nk_query *q, int stale)
 	}
 }
 
-static void do_create(struct worker *w);
-static void do_detach(struct worker *w);
+static void do_create(struct worker *w, int arg __maybe_unused);
+static void do_detach(struct worker *w, int arg __maybe_unused);
 
 /*
  * A random attachment by link (link 1) or by BPF_PROG_ATTACH (link 0):
@@ -495,13 +495,13 @@ static void do_attach(struct worker *w, int link)
 
 	p = random_pair(w);
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	hk = rnd(2);
 	h = &p->hook[hk];
 	if (h->n >= MAX_ATT) {
-		do_detach(w);
+		do_detach(w, 0);
 		return;
 	}
 	if (op_begin(w, op, p, hk, &q))
@@ -603,8 +603,7 @@ static void do_attach(struct worker *w, int link)
 	snprintf(what, sizeof(what),
 		 "%s %s %s prog %u flags %#x relative %u replace %d expected_revision %llu (model %llu, %d attached)",
 		 link ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", p->name,
-		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace,
-		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace, rev, h->rev, h->n);
 	if (link)
 		got = nk_link_create(p->ifindex, hook_type[hk],
 				      w->pool[hk][prog].fd, flags, relative, rev);
@@ -646,7 +645,7 @@ static void do_attach(struct worker *w, int link)
 }
 
 /* BPF_PROG_DETACH */
-static void do_detach(struct worker *w)
+static void do_detach(struct worker *w, int arg __maybe_unused)
 {
 	__u32 flags = 0, relative = 0;
 	int hk = 0, j = -1, k, v, want = 0, got, fd = 0;
@@ -663,7 +662,7 @@ static void do_detach(struct worker *w)
 		hk = rnd(2);
 	}
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	h = &p->hook[hk];
@@ -750,8 +749,7 @@ static void do_detach(struct worker *w)
 		j = -1;
 	snprintf(what, sizeof(what),
 		 "BPF_PROG_DETACH %s %s fd %s flags %#x relative %u expected_revision %llu (model %llu, %d attached)",
-		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative,
-		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative, rev, h->rev, h->n);
 	got = nk_prog_detach(p->ifindex, hook_type[hk], fd, flags, relative, rev);
 	if (check(w, OP_DETACH, what, got, want)) {
 		resync(w, p);
@@ -764,7 +762,7 @@ static void do_detach(struct worker *w)
 }
 
 /* BPF_LINK_UPDATE of a live link */
-static void do_update(struct worker *w)
+static void do_update(struct worker *w, int arg __maybe_unused)
 {
 	int hk, j, v, prog, want = 0, got, old = 0, k;
 	__u32 flags = 0;
@@ -832,22 +830,30 @@ static void do_update(struct worker *w)
 		resync(w, p);
 }
 
+/* A call on a defunct link, checked as part of OP_DEFUNCT. */
+static int defunct_check(struct worker *w, struct pair *p, int hk, struct att *a,
+			 const char *call, int got, int want)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "link %u of deleted %s %s: %s", a->link_id,
+		 p->name, hook_name[hk], call);
+	return check(w, OP_DEFUNCT, what, got, want);
+}
+
 /* A defunct link: update fails with ENOLINK, detach and close succeed. */
 static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a)
 {
 	struct bpf_link_info li;
-	char what[128];
 	int err, prog = rnd(NPOOL);
 
 	w->st->n[w->op = OP_DEFUNCT]++;
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_UPDATE",
-		 a->link_id, p->name, hook_name[hk]);
 	if (rnd(2))
 		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd,
 				      BPF_F_REPLACE, w->pool[hk][a->prog].fd);
 	else
 		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0);
-	if (!check(w, OP_DEFUNCT, what, err, -ENOLINK)) {
+	if (!defunct_check(w, p, hk, a, "BPF_LINK_UPDATE", err, -ENOLINK)) {
 		err = nk_link_info(a->link_fd, &li);
 		if (err || li.netkit.ifindex || li.netkit.attach_type !=
 		    (__u32)hook_type[hk] || li.id != a->link_id ||
@@ -860,20 +866,11 @@ static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a
 				w->pool[hk][a->prog].id);
 		}
 	}
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_DETACH",
-		 a->link_id, p->name, hook_name[hk]);
-	check(w, OP_DEFUNCT, what, nk_link_detach(a->link_fd), 0);
-	if (rnd(2)) {
-		snprintf(what, sizeof(what),
-			 "link %u of deleted %s %s: BPF_LINK_UPDATE after detach",
-			 a->link_id, p->name, hook_name[hk]);
-		check(w, OP_DEFUNCT, what,
-		      nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0),
-		      -ENOLINK);
-	}
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: close",
-		 a->link_id, p->name, hook_name[hk]);
-	check(w, OP_DEFUNCT, what, close(a->link_fd) ? -errno : 0, 0);
+	defunct_check(w, p, hk, a, "BPF_LINK_DETACH", nk_link_detach(a->link_fd), 0);
+	if (rnd(2))
+		defunct_check(w, p, hk, a, "BPF_LINK_UPDATE after detach",
+			      nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0), -ENOLINK);
+	defunct_check(w, p, hk, a, "close", close(a->link_fd) ? -errno : 0, 0);
 	a->link_fd = -1;
 }
 
@@ -936,15 +933,13 @@ static void pair_gone(struct worker *w, struct pair *p)
 /* Both ends up, checked as part of operation op: 0 or -1. */
 static int pair_up(struct worker *w, struct pair *p, int op)
 {
-	int err = nk_link_up(&w->home_rtnl, p->ifindex);
+	int err = nk_pair_up(&w->home_rtnl, p->ifindex, peer_rtnl(w, p), p->peer_ifindex, 0);
 
-	if (!err)
-		err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
 	p->up = !check(w, op, "setting the pair up", err, 0);
 	return p->up ? 0 : -1;
 }
 
-static void do_create(struct worker *w)
+static void do_create(struct worker *w, int arg __maybe_unused)
 {
 	int i, ns, via_fd, err, slot = -1, up;
 	__u32 mode = rnd(2) ? NETKIT_L2 : NETKIT_L3;
@@ -1060,7 +1055,7 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 }
 
 /* Drop the last reference of a peer namespace; its pairs must go away. */
-static void do_netns_del(struct worker *w)
+static void do_netns_del(struct worker *w, int arg __maybe_unused)
 {
 	int i, k, hk, ns = rnd(NS_PEERS), err;
 	struct nk_link li;
@@ -1107,7 +1102,7 @@ static void do_netns_del(struct worker *w)
 }
 
 /* Attach, detach or query through a device that is not a netkit primary. */
-static void do_wrong_dev(struct worker *w)
+static void do_wrong_dev(struct worker *w, int arg __maybe_unused)
 {
 	struct pair *p = random_pair(w);
 	int ifindex, want, got, hk = rnd(2), what = rnd(4);
@@ -1155,7 +1150,7 @@ static void do_wrong_dev(struct worker *w)
  * One frame through the primary (hook 0) or the peer (hook 1). Every pool program returns NETKIT_NEXT or NETKIT_PASS, so with
  * any attached the frame passes; without, the device's policy decides.
  */
-static void do_xmit(struct worker *w)
+static void do_xmit(struct worker *w, int arg __maybe_unused)
 {
 	static const unsigned char frame[60] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* broadcast */
@@ -1170,7 +1165,7 @@ static void do_xmit(struct worker *w)
 	char what[200];
 
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	w->st->n[w->op = OP_XMIT]++;
@@ -1218,25 +1213,57 @@ static void do_xmit(struct worker *w)
 	    r1.st.rx_bytes - r0.st.rx_bytes != (__u64)(pass ? sizeof(frame) : 0)) {
 		w->st->bad[OP_XMIT]++;
 		failure("iteration %ld: %s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
-			w->iter, what,
-			(unsigned long long)(s1.st.tx_packets - s0.st.tx_packets),
-			(unsigned long long)(s1.st.tx_bytes - s0.st.tx_bytes),
-			(unsigned long long)(s1.st.tx_dropped - s0.st.tx_dropped),
-			(unsigned long long)(r1.st.rx_packets - r0.st.rx_packets),
-			(unsigned long long)(r1.st.rx_bytes - r0.st.rx_bytes),
+			w->iter, what, s1.st.tx_packets - s0.st.tx_packets,
+			s1.st.tx_bytes - s0.st.tx_bytes, s1.st.tx_dropped - s0.st.tx_dropped,
+			r1.st.rx_packets - r0.st.rx_packets, r1.st.rx_bytes - r0.st.rx_bytes,
 			pass ? "1 packet of 60 bytes each way" : "1 drop");
 	}
 }
+
+static void do_delete(struct worker *w, int arg)
+{
+	if (random_pair(w))
+		delete_pair(w, random_pair(w), rnd(2), OP_DELETE);
+	else
+		do_create(w, arg);
+}
+
+/* Delete a pair that has a link: its links go defunct (OP_DEFUNCT). */
+static void do_defunct(struct worker *w, int arg __maybe_unused)
+{
+	int hk, j;
+	struct pair *p = random_att(w, 1, &hk, &j);
+
+	if (p)
+		delete_pair(w, p, rnd(2), OP_DELETE);
+	else
+		do_attach(w, 1);
+}
+
+static const struct op ops[NOPS] = {
+	[OP_CREATE] = { "create", 13, do_create, 0 },
+	[OP_DELETE] = { "delete", 6, do_delete, 0 },
+	[OP_NETNS_DEL] = { "netns-del", 2, do_netns_del, 0 },
+	[OP_ATTACH] = { "attach", 16, do_attach, 0 },
+	[OP_DETACH] = { "detach", 12, do_detach, 0 },
+	[OP_LINK] = { "link", 16, do_attach, 1 },
+	[OP_UPDATE] = { "update", 14, do_update, 0 },
+	[OP_LINK_DET] = { "link-det", 5, do_link_release, 1 },
+	[OP_LINK_CLOSE] = { "link-close", 7, do_link_release, 0 },
+	[OP_WRONG_DEV] = { "wrong-dev", 3, do_wrong_dev, 0 },
+	[OP_XMIT] = { "xmit", 8, do_xmit, 0 },
+	[OP_DEFUNCT] = { "defunct-link", 0, do_defunct, 0 },
+};
 
 static int pick_op(void)
 {
 	int i, sum = 0, r;
 
 	for (i = 0; i < NOPS; i++)
-		sum += op_weight[i];
+		sum += ops[i].weight;
 	r = rnd(sum);
 	for (i = 0; i < NOPS; i++) {
-		r -= op_weight[i];
+		r -= ops[i].weight;
 		if (r < 0)
 			return i;
 	}
@@ -1267,8 +1294,7 @@ static int worker_main(int id)
 {
 	struct worker w = { .id = id, .st = &sh->w[id] };
 	char names[256];
-	int i, hk, n, err, op, j;
-	struct pair *p;
+	int i, hk, n, err, op;
 
 	snprintf(fails.who, sizeof(fails.who), "worker %d", id);
 	fails.count = &w.st->failures;
@@ -1278,22 +1304,11 @@ static int worker_main(int id)
 		failure("sched_setaffinity to CPU %d: %s", id, nk_errname(err));
 		return 1;
 	}
-	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare(CLONE_NEWNET): %s", nk_errname(-errno));
-		return 1;
-	}
-	if (no_ipv6()) {
-		failure("disable_ipv6 in the worker's netns: %s", nk_errname(-errno));
-		return 1;
-	}
-	w.packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (w.packet < 0) {
-		failure("AF_PACKET socket: %s", nk_errname(-errno));
-		return 1;
-	}
-	w.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (w.home_fd < 0 || nk_nl_open(&w.home_rtnl, 0)) {
-		failure("home netns: %s", nk_errname(-errno));
+	/* a netns of its own, with the sockets of a peer netns */
+	w.home_fd = nk_netns_unshare();
+	err = w.home_fd < 0 ? w.home_fd : ns_socks(&(struct ns_socks){ &w.home_rtnl, &w.packet });
+	if (err) {
+		failure("home netns: %s", nk_errname(err));
 		return 1;
 	}
 	for (i = 0; i < NS_PEERS; i++) {
@@ -1327,52 +1342,9 @@ static int worker_main(int id)
 			break;
 		w.iter++;
 		w.st->iterations = w.iter;
-		if (op == OP_DEFUNCT) {
-			p = random_att(&w, 1, &hk, &j);
-			if (p)
-				delete_pair(&w, p, rnd(2), OP_DELETE);
-			else
-				do_attach(&w, 1);
-			continue;
-		}
-		switch (op < 0 ? pick_op() : op) {
-		case OP_CREATE:
-			do_create(&w);
-			break;
-		case OP_DELETE:
-			if (random_pair(&w))
-				delete_pair(&w, random_pair(&w), rnd(2), OP_DELETE);
-			else
-				do_create(&w);
-			break;
-		case OP_NETNS_DEL:
-			do_netns_del(&w);
-			break;
-		case OP_ATTACH:
-			do_attach(&w, 0);
-			break;
-		case OP_DETACH:
-			do_detach(&w);
-			break;
-		case OP_LINK:
-			do_attach(&w, 1);
-			break;
-		case OP_UPDATE:
-			do_update(&w);
-			break;
-		case OP_LINK_DET:
-			do_link_release(&w, 1);
-			break;
-		case OP_LINK_CLOSE:
-			do_link_release(&w, 0);
-			break;
-		case OP_XMIT:
-			do_xmit(&w);
-			break;
-		case OP_WRONG_DEV:
-			do_wrong_dev(&w);
-			break;
-		}
+		if (op < 0)
+			op = pick_op();
+		ops[op].run(&w, ops[op].arg);
 	}
 
 	/* Tear down: the rest of the pairs, then nothing may be left. */
@@ -1406,7 +1378,7 @@ static int traffic_main(void)
 	struct tstats *t = &sh->t;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
 	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(9) };
-	int home_fd, b_fd, tx, rx = -1, err, i;
+	int home_fd, b_fd, tx, rx, err, i;
 	struct nk_nl home_rtnl, b_rtnl = { .fd = -1 };
 	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
 	int bufsz = 1 << 20;
@@ -1417,14 +1389,10 @@ static int traffic_main(void)
 	snprintf(fails.who, sizeof(fails.who), "traffic");
 	fails.count = &t->failures;
 	rng = seed ^ 0x5bd1e995;
-	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare: %s", nk_errname(-errno));
-		return 1;
-	}
-	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	b_fd = new_netns(home_fd, &b_rtnl, NULL);
-	if (home_fd < 0 || nk_nl_open(&home_rtnl, 0) || b_fd < 0) {
-		failure("namespaces: %s", nk_errname(-errno));
+	home_fd = nk_netns_unshare();
+	b_fd = home_fd < 0 ? home_fd : new_netns(home_fd, &b_rtnl, NULL);
+	if (b_fd < 0 || nk_nl_open(&home_rtnl, 0)) {
+		failure("namespaces: %s", nk_errname(b_fd < 0 ? b_fd : -errno));
 		return 1;
 	}
 	err = new_pair(&home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
@@ -1438,13 +1406,7 @@ static int traffic_main(void)
 	if (!err)
 		err = nk_addr_add(&b_rtnl, b1.ifindex, "10.77.0.2", 24);
 	if (!err)
-		err = nk_link_up(&home_rtnl, a1.ifindex);
-	if (!err)
-		err = nk_link_up(&b_rtnl, b1.ifindex);
-	if (!err)
-		err = nk_link_wait_oper_up(&home_rtnl, a1.ifindex, 20);
-	if (!err)
-		err = nk_link_wait_oper_up(&b_rtnl, b1.ifindex, 20);
+		err = nk_pair_up(&home_rtnl, a1.ifindex, &b_rtnl, b1.ifindex, 20);
 	if (err) {
 		failure("traffic pair nkt1/nkt0: %s%s%s", nk_errname(err),
 			extack[0] ? ": " : "", extack);
@@ -1470,11 +1432,7 @@ static int traffic_main(void)
 	inet_pton(AF_INET, "10.77.0.2", &dst.sin_addr);
 	inet_pton(AF_INET, "10.77.0.2", &src.sin_addr);
 	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (setns(b_fd, CLONE_NEWNET) == 0) {
-		rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (setns(home_fd, CLONE_NEWNET))
-			rx = -1;
-	}
+	rx = nk_socket_in(b_fd, home_fd, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (tx < 0 || rx < 0 ||
 	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)) ||
 	    bind(rx, (struct sockaddr *)&src, sizeof(src))) {
@@ -1542,25 +1500,22 @@ static int traffic_main(void)
 		return 1;
 	}
 	say("# traffic: %ld datagrams sent, %ld received, %ld link updates, %ld program attaches/detaches; nkt1 tx %llu packets %llu bytes %llu dropped, nkt0 rx %llu packets %llu bytes",
-	    sent, received, (long)t->updates, toggles,
-	    (unsigned long long)a1.st.tx_packets, (unsigned long long)a1.st.tx_bytes,
-	    (unsigned long long)a1.st.tx_dropped,
-	    (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes);
+	    sent, received, (long)t->updates, toggles, a1.st.tx_packets, a1.st.tx_bytes,
+	    a1.st.tx_dropped, b1.st.rx_packets, b1.st.rx_bytes);
 	pkts = a1.st.tx_packets + a1.st.tx_dropped;
 	nk_report(pkts >= sent, "traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
 		  pkts, sent);
 	nk_report(b1.st.rx_packets >= a1.st.tx_packets && b1.st.rx_packets <= a2.st.tx_packets &&
 		  b1.st.rx_bytes >= a1.st.tx_bytes && b1.st.rx_bytes <= a2.st.tx_bytes,
 		  "traffic: nkt0 rx packets and bytes equal nkt1 tx (nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes)",
-		  (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes,
-		  (unsigned long long)a1.st.tx_packets, (unsigned long long)a2.st.tx_packets,
-		  (unsigned long long)a1.st.tx_bytes, (unsigned long long)a2.st.tx_bytes);
+		  b1.st.rx_packets, b1.st.rx_bytes, a1.st.tx_packets, a2.st.tx_packets,
+		  a1.st.tx_bytes, a2.st.tx_bytes);
 	nk_report((long)b1.st.rx_packets >= received && received <= sent,
 		  "traffic: received <= nkt0 rx packets and <= sent (%ld received, nkt0 rx %llu, %ld sent)",
-		  received, (unsigned long long)b1.st.rx_packets, sent);
+		  received, b1.st.rx_packets, sent);
 	/* every program passes, and softirqs deliver before the next send */
 	nk_report(received == sent, "traffic: every datagram arrived (%ld of %ld, nkt1 tx dropped %llu)",
-		  received, sent, (unsigned long long)a1.st.tx_dropped);
+		  received, sent, a1.st.tx_dropped);
 	t->failures += nk_failures;
 
 	/* The pair goes; its links stay, defunct. */
@@ -1694,7 +1649,7 @@ int main(int argc, char **argv)
 	say("# operations run, and the calls they made: as expected success, as expected errno, unexpected");
 	say("# %-12s %8s %8s %8s %8s", "operation", "runs", "success", "errno", "wrong");
 	for (i = 0; i < NOPS; i++)
-		say("# %-12s %8ld %8ld %8ld %8ld", op_name[i], sum[0][i],
+		say("# %-12s %8ld %8ld %8ld %8ld", ops[i].name, sum[0][i],
 		    sum[1][i], sum[2][i], sum[3][i]);
 	for (i = 0; i < workers; i++) {
 		total += sh->w[i].iterations;
@@ -1723,7 +1678,7 @@ int main(int argc, char **argv)
 	if (i == OP_DEFUNCT + 1)
 		say("ok - every operation type ran");
 	else if (total >= required) {
-		say("not ok - operation %s never ran", op_name[i]);
+		say("not ok - operation %s never ran", ops[i].name);
 		fail = 1;
 	}
 	nk_report(r1 > r0, "traffic flowed during the stress (%ld datagrams received, %ld before)",
