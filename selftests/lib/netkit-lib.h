@@ -280,6 +280,12 @@ int nk_netkit_others(struct nk_nl *nl, const int *keep, int nkeep, int del);
 /* RTM_NEWLINK of a veth pair: 0 or -errno, the extack in ext. */
 int nk_veth_pair(struct nk_nl *nl, const char *name, const char *peer,
 		 char *ext, size_t extsz);
+/* Create the pair of s (nk_netkit_pair()): 0 or -errno, the extack in ext. */
+int nk_netkit_add(struct nk_nl *nl, const struct nk_pair_spec *s, char *ext,
+		  size_t extsz);
+/* RTM_NEWLINK moving ifindex to the netns of nsfd (IFLA_NET_NS_FD), ditto. */
+int nk_link_move(struct nk_nl *nl, int ifindex, int nsfd, char *ext,
+		 size_t extsz);
 /* RTM_DELLINK of ifindex; RTM_NEWLINK setting IFF_UP: 0 or -errno. */
 int nk_link_del(struct nk_nl *nl, int ifindex);
 int nk_link_up(struct nk_nl *nl, int ifindex);
@@ -413,6 +419,13 @@ int nk_all_ids(int cmd, __u32 *ids, int max);
  * buf (" 12 34", as many as fit).
  */
 int nk_ids_new(int cmd, const __u32 *before, int nb, char *buf, size_t size);
+/*
+ * Programs and links are freed after RCU grace periods: nk_ids_new()
+ * every 50 ms until there is no new id or the time (nk_now()) is past
+ * deadline; how many are left, listed in buf.
+ */
+int nk_ids_settle(int cmd, const __u32 *before, int nb, char *buf, size_t size,
+		  double deadline);
 /* How many ids BPF_*_GET_NEXT_ID walks (at most 100000). */
 int nk_count_ids(int cmd);
 /* The census: programs whose name starts with prefix; links of a type. */
@@ -466,6 +479,18 @@ int nk_fail_nth_disarm(int n, int *left);
  * fail_page_alloc): 0 or -errno.
  */
 int nk_make_it_fail(int on);
+/*
+ * Wait for the child pid until the time (nk_now()) is past deadline, then
+ * kill it (SIGKILL): 0 if it ended by itself, -ETIMEDOUT if it was killed,
+ * -errno if waitpid() failed; its wait status in *status.
+ */
+int nk_wait_child(int pid, double deadline, int *status);
+/*
+ * A UDP socket (non-blocking, SO_RCVBUF rcvbuf) bound to the IPv4 address
+ * addr and port in the netns of nsfd, made from home_fd's: its fd or
+ * -errno.
+ */
+int nk_udp_server(int nsfd, int home_fd, const char *addr, int port, int rcvbuf);
 /*
  * Run fn(arg, res) in a forked child (stdout flushed first) and read its
  * res of size bytes back through a pipe: 0; 1 if the child died or did

@@ -537,6 +537,25 @@ int nk_veth_pair(struct nk_nl *nl, const char *name, const char *peer,
 	return nk_nl_talk(nl, &m, ext, extsz);
 }
 
+int nk_netkit_add(struct nk_nl *nl, const struct nk_pair_spec *s, char *ext,
+		  size_t extsz)
+{
+	struct nk_msg m;
+
+	nk_netkit_pair(&m, NLM_F_ACK, s);
+	return nk_nl_talk(nl, &m, ext, extsz);
+}
+
+int nk_link_move(struct nk_nl *nl, int ifindex, int nsfd, char *ext,
+		 size_t extsz)
+{
+	struct nk_msg m;
+
+	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
+	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
+	return nk_nl_talk(nl, &m, ext, extsz);
+}
+
 int nk_link_up(struct nk_nl *nl, int ifindex)
 {
 	struct nk_msg m;
