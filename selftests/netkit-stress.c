@@ -139,6 +139,9 @@ static double t_start;
 /* The failures of this process (main, a worker, traffic), counted in sh. */
 static struct nk_fails fails = { .who = "main", .max = MAX_PRINT };
 #define failure(...)	nk_fail(&fails, __VA_ARGS__)
+/* A failure of the worker's operation op in this iteration: a wrong call. */
+#define wrong(w, op, fmt, ...)	do { (w)->st->bad[op]++; \
+	failure("iteration %ld: " fmt, (w)->iter, __VA_ARGS__); } while (0)
 
 /* lib/'s xorshift64*, reduced from bit 33 on */
 static __u64 rng;
@@ -150,39 +153,9 @@ static unsigned int rnd(unsigned int n)
 	return n ? (unsigned int)(x >> 33) % n : 0;
 }
 
-/* ---- netlink, on lib/: a socket per netns ---- */
+/* ---- netlink, on lib/: a socket per netns; the last extack here ---- */
 
 static char extack[256];
-
-/* 0 or -errno of an ack, the extack in extack. */
-static int nl_talk(struct nk_nl *nl, struct nk_msg *m)
-{
-	return nk_nl_talk(nl, m, extack, sizeof(extack));
-}
-
-static int move_link(struct nk_nl *nl, int ifindex, int nsfd)
-{
-	struct nk_msg m;
-
-	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
-	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
-	return nl_talk(nl, &m);
-}
-
-/* RTM_NEWLINK of a netkit pair; the peer goes to peer_nsfd if >= 0. */
-static int new_pair(struct nk_nl *nl, const char *name, const char *peer_name,
-		    __u32 mode, __u32 policy, __u32 peer_policy, int peer_nsfd)
-{
-	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer_name);
-	struct nk_msg m;
-
-	sp.mode = mode;
-	sp.policy = policy;
-	sp.peer_policy = peer_policy;
-	sp.peer_nsfd = peer_nsfd;
-	nk_netkit_pair(&m, NLM_F_ACK, &sp);
-	return nl_talk(nl, &m);
-}
 
 /* ---- namespaces ---- */
 
@@ -233,14 +206,6 @@ static int new_netns(int home_fd, struct nk_nl *rtnl, int *packet)
 static int prog_load(int type, int verdict, const char *name)
 {
 	return nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, verdict, name);
-}
-
-static int prog_id(int fd)
-{
-	struct bpf_prog_info info;
-	int err = nk_obj_info(fd, &info, sizeof(info));
-
-	return err ? err : (int)info.id;
 }
 
 
@@ -356,26 +321,17 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query
 		       const char *when)
 {
 	struct hook *h = &p->hook[hk];
-	char exp[256] = "", got[256] = "";
+	char exp[256] = "", got[1024] = "";
 	__u64 rev = h->n ? h->rev : 1;
-	int err, i, bad = 0;
+	int err, i;
 
 	err = nk_query(p->ifindex, hook_type[hk], q);
 	if (err) {
-		w->st->bad[w->op]++;
-		failure("iteration %ld: BPF_PROG_QUERY %s %s %s: %s", w->iter,
-			p->name, hook_name[hk], when, nk_errname(err));
+		wrong(w, w->op, "BPF_PROG_QUERY %s %s %s: %s", p->name, hook_name[hk], when,
+		      nk_errname(err));
 		return -1;
 	}
-	if (q->count != (__u32)h->n || q->revision != rev)
-		bad = 1;
-	for (i = 0; !bad && i < h->n; i++)
-		if (q->prog_ids[i] != w->pool[hk][h->a[i].prog].id ||
-		    q->link_ids[i] != (h->a[i].link_fd < 0 ? 0 : h->a[i].link_id))
-			bad = 1;
-	if (!bad)
-		return 0;
-	w->st->bad[w->op]++;
+	/* the prog/link id pairs of the model and of the kernel */
 	for (i = 0; i < h->n; i++)
 		snprintf(exp + strlen(exp), sizeof(exp) - strlen(exp), " %u/%u",
 			 w->pool[hk][h->a[i].prog].id,
@@ -383,8 +339,10 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query
 	for (i = 0; i < (int)q->count && i < 64; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u/%u",
 			 q->prog_ids[i], q->link_ids[i]);
-	failure("iteration %ld: %s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
-		w->iter, p->name, hook_name[hk], when, rev, exp, q->revision, got);
+	if (q->count == (__u32)h->n && q->revision == rev && !strcmp(exp, got))
+		return 0;
+	wrong(w, w->op, "%s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
+	      p->name, hook_name[hk], when, rev, exp, q->revision, got);
 	return -1;
 }
 
@@ -629,9 +587,8 @@ static void do_attach(struct worker *w, int link)
 				int err = nk_link_info(got, &li);
 
 				if (err) {
-					w->st->bad[op]++;
-					failure("iteration %ld: BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
-						w->iter, nk_errname(err));
+					wrong(w, op, "BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
+					      nk_errname(err));
 				}
 				h->a[pos].link_fd = got;
 				h->a[pos].link_id = li.id;
@@ -858,12 +815,10 @@ static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a
 		if (err || li.netkit.ifindex || li.netkit.attach_type !=
 		    (__u32)hook_type[hk] || li.id != a->link_id ||
 		    li.prog_id != w->pool[hk][a->prog].id) {
-			w->st->bad[OP_DEFUNCT]++;
-			failure("iteration %ld: link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
-				w->iter, a->link_id, p->name, nk_errname(err),
-				li.netkit.ifindex, li.netkit.attach_type,
-				li.prog_id, hook_type[hk],
-				w->pool[hk][a->prog].id);
+			wrong(w, OP_DEFUNCT, "link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
+			      a->link_id, p->name, nk_errname(err), li.netkit.ifindex,
+			      li.netkit.attach_type, li.prog_id, hook_type[hk],
+			      w->pool[hk][a->prog].id);
 		}
 	}
 	defunct_check(w, p, hk, a, "BPF_LINK_DETACH", nk_link_detach(a->link_fd), 0);
@@ -946,6 +901,7 @@ static void do_create(struct worker *w, int arg __maybe_unused)
 	__u32 pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
 	__u32 peer_pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
 	struct nk_link li, lp;
+	struct nk_pair_spec sp;
 	struct pair *p;
 	char what[160];
 
@@ -972,8 +928,9 @@ static void do_create(struct worker *w, int arg __maybe_unused)
 		 ns < 0 ? "in the same netns" : via_fd ?
 		 "into another netns by IFLA_NET_NS_FD" : "moved into another netns",
 		 up ? ", set up" : "");
-	err = new_pair(&w->home_rtnl, p->name, p->peer_name, mode, pol, peer_pol,
-		       via_fd ? w->ns_fd[ns] : -1);
+	sp = (struct nk_pair_spec){ .name = p->name, .peer = p->peer_name, .mode = mode,
+		.policy = pol, .peer_policy = peer_pol, .peer_nsfd = via_fd ? w->ns_fd[ns] : -1 };
+	err = nk_netkit_add(&w->home_rtnl, &sp, extack, sizeof(extack));
 	if (check(w, OP_CREATE, what, err, 0))
 		return;
 	err = nk_link_get(&w->home_rtnl, 0, p->name, &li);
@@ -989,7 +946,7 @@ static void do_create(struct worker *w, int arg __maybe_unused)
 	p->peer_policy = peer_pol;
 	err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
 	if (!err && ns >= 0 && !via_fd) {
-		err = move_link(&w->home_rtnl, lp.ifindex, w->ns_fd[ns]);
+		err = nk_link_move(&w->home_rtnl, lp.ifindex, w->ns_fd[ns], extack, sizeof(extack));
 		if (!check(w, OP_CREATE, "moving the peer to another netns", err, 0))
 			p->ns = ns;
 		err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
@@ -1003,20 +960,15 @@ static void do_create(struct worker *w, int arg __maybe_unused)
 		return;
 	}
 	p->peer_ifindex = lp.ifindex;
-	for (i = 0; i < 2; i++) {
-		p->hook[i].rev = 1;
-		p->hook[i].n = 0;
-	}
+	p->hook[0].rev = p->hook[1].rev = 1;	/* n is 0 */
 	if (!li.netkit || !lp.netkit || li.primary != 1 || lp.primary != 0 ||
 	    li.mode != (int)mode || lp.mode != (int)mode ||
 	    li.policy != (int)pol || li.peer_policy != (int)peer_pol ||
 	    lp.policy != (int)peer_pol || lp.peer_policy != (int)pol ||
 	    li.link != lp.ifindex || lp.link != li.ifindex) {
-		w->st->bad[OP_CREATE]++;
-		failure("iteration %ld: %s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
-			w->iter, what, li.primary, li.mode, li.policy,
-			li.peer_policy, li.link, lp.primary, lp.mode, lp.policy,
-			lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
+		wrong(w, OP_CREATE, "%s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
+		      what, li.primary, li.mode, li.policy, li.peer_policy, li.link, lp.primary,
+		      lp.mode, lp.policy, lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
 	}
 	if (up)
 		pair_up(w, p, OP_CREATE);
@@ -1027,7 +979,7 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 {
 	struct nk_link li;
 	char what[128];
-	int err;
+	int err, end;
 
 	if (!p || !p->used)
 		return;
@@ -1039,17 +991,12 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 	else
 		err = nk_link_del(&w->home_rtnl, p->ifindex);
 	check(w, op, what, err, 0);
-	err = nk_link_get(&w->home_rtnl, p->ifindex, NULL, &li);
-	if (err != -ENODEV) {
-		w->st->bad[op]++;
-		failure("iteration %ld: after %s the primary: %s, expected ENODEV",
-			w->iter, what, nk_errname(err));
-	}
-	err = nk_link_get(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
-	if (err != -ENODEV) {
-		w->st->bad[op]++;
-		failure("iteration %ld: after %s the peer: %s, expected ENODEV",
-			w->iter, what, nk_errname(err));
+	for (end = 0; end < 2; end++) {
+		err = nk_link_get(end ? peer_rtnl(w, p) : &w->home_rtnl,
+				  end ? p->peer_ifindex : p->ifindex, NULL, &li);
+		if (err != -ENODEV)
+			wrong(w, op, "after %s the %s: %s, expected ENODEV", what, hook_name[end],
+			      nk_errname(err));
 	}
 	pair_gone(w, p);
 }
@@ -1077,9 +1024,8 @@ static void do_netns_del(struct worker *w, int arg __maybe_unused)
 		       nk_now() < deadline)
 			usleep(2000);
 		if (err != -ENODEV) {
-			w->st->bad[OP_NETNS_DEL]++;
-			failure("iteration %ld: %s of a pair whose peer's netns is gone: %s, expected ENODEV",
-				w->iter, p->name, nk_errname(err));
+			wrong(w, OP_NETNS_DEL, "%s of a pair whose peer's netns is gone: %s, expected ENODEV",
+			      p->name, nk_errname(err));
 			/* beyond reach now: let the links go */
 			for (hk = 0; hk < 2; hk++)
 				for (k = 0; k < p->hook[hk].n; k++)
@@ -1093,9 +1039,7 @@ static void do_netns_del(struct worker *w, int arg __maybe_unused)
 	}
 	w->ns_fd[ns] = new_netns(w->home_fd, &w->ns_rtnl[ns], &w->ns_packet[ns]);
 	if (w->ns_fd[ns] < 0) {
-		w->st->bad[OP_NETNS_DEL]++;
-		failure("iteration %ld: making a netns: %s", w->iter,
-			nk_errname(w->ns_fd[ns]));
+		wrong(w, OP_NETNS_DEL, "making a netns: %s", nk_errname(w->ns_fd[ns]));
 		exit(1);
 	}
 	w->st->ok[OP_NETNS_DEL]++;
@@ -1104,6 +1048,8 @@ static void do_netns_del(struct worker *w, int arg __maybe_unused)
 /* Attach, detach or query through a device that is not a netkit primary. */
 static void do_wrong_dev(struct worker *w, int arg __maybe_unused)
 {
+	static const char *const calls[] = { "BPF_PROG_ATTACH", "BPF_LINK_CREATE",
+					     "BPF_PROG_DETACH", "BPF_PROG_QUERY" };
 	struct pair *p = random_pair(w);
 	int ifindex, want, got, hk = rnd(2), what = rnd(4);
 	struct nk_query q;
@@ -1120,29 +1066,20 @@ static void do_wrong_dev(struct worker *w, int arg __maybe_unused)
 		ifindex = 0x7ffffff0;		/* no such device */
 		want = -ENODEV;
 	}
-	switch (what) {
-	case 0:
+	if (what == 0)
 		got = nk_prog_attach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0, 0);
-		break;
-	case 1:
-		got = nk_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd,
-				      0, 0, 0);
-		if (got >= 0) {
-			close(got);
-			got = 0;
-		}
-		break;
-	case 2:
+	else if (what == 1)
+		got = nk_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
+	else if (what == 2)
 		got = nk_prog_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
-		break;
-	default:
+	else
 		got = nk_query(ifindex, hook_type[hk], &q);
-		break;
+	if (what == 1 && got >= 0) {
+		close(got);	/* a link: let it go again */
+		got = 0;
 	}
-	snprintf(desc, sizeof(desc), "%s %s through ifindex %d",
-		 what == 0 ? "BPF_PROG_ATTACH" : what == 1 ? "BPF_LINK_CREATE" :
-		 what == 2 ? "BPF_PROG_DETACH" : "BPF_PROG_QUERY",
-		 hook_name[hk], ifindex);
+	snprintf(desc, sizeof(desc), "%s %s through ifindex %d", calls[what], hook_name[hk],
+		 ifindex);
 	check(w, OP_WRONG_DEV, desc, got, want);
 }
 
@@ -1211,12 +1148,10 @@ static void do_xmit(struct worker *w, int arg __maybe_unused)
 	    s1.st.tx_dropped - s0.st.tx_dropped != (__u64)!pass ||
 	    r1.st.rx_packets - r0.st.rx_packets != (__u64)pass ||
 	    r1.st.rx_bytes - r0.st.rx_bytes != (__u64)(pass ? sizeof(frame) : 0)) {
-		w->st->bad[OP_XMIT]++;
-		failure("iteration %ld: %s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
-			w->iter, what, s1.st.tx_packets - s0.st.tx_packets,
-			s1.st.tx_bytes - s0.st.tx_bytes, s1.st.tx_dropped - s0.st.tx_dropped,
-			r1.st.rx_packets - r0.st.rx_packets, r1.st.rx_bytes - r0.st.rx_bytes,
-			pass ? "1 packet of 60 bytes each way" : "1 drop");
+		wrong(w, OP_XMIT, "%s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
+		      what, s1.st.tx_packets - s0.st.tx_packets, s1.st.tx_bytes - s0.st.tx_bytes,
+		      s1.st.tx_dropped - s0.st.tx_dropped, r1.st.rx_packets - r0.st.rx_packets,
+		      r1.st.rx_bytes - r0.st.rx_bytes, pass ? "1 packet of 60 bytes each way" : "1 drop");
 	}
 }
 
@@ -1324,15 +1259,12 @@ static int worker_main(int id)
 
 			snprintf(name, sizeof(name), "nks%d_%c%d", id, "ap"[hk], i);
 			w.pool[hk][i].fd = prog_load(hook_type[hk],
-						     i % 2 ? NETKIT_PASS : NETKIT_NEXT,
-						     name);
-			err = w.pool[hk][i].fd < 0 ? w.pool[hk][i].fd :
-				prog_id(w.pool[hk][i].fd);
-			if (err < 0) {
-				failure("BPF_PROG_LOAD %s: %s", name, nk_errname(err));
+						     i % 2 ? NETKIT_PASS : NETKIT_NEXT, name);
+			w.pool[hk][i].id = nk_prog_id(w.pool[hk][i].fd);
+			if (!w.pool[hk][i].id) {
+				failure("BPF_PROG_LOAD %s: %s", name, nk_errname(-errno));
 				return 1;
 			}
-			w.pool[hk][i].id = err;
 		}
 
 	while (nk_now() - t_start < time_cap) {
@@ -1377,11 +1309,9 @@ static int traffic_main(void)
 {
 	struct tstats *t = &sh->t;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(9) };
 	int home_fd, b_fd, tx, rx, err, i;
 	struct nk_nl home_rtnl, b_rtnl = { .fd = -1 };
 	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
-	int bufsz = 1 << 20;
 	struct nk_link a1, b1, a2;
 	char payload[64] = "netkit-stress";
 	long sent = 0, received = 0, pkts, rounds = 0, toggles = 0;
@@ -1395,8 +1325,9 @@ static int traffic_main(void)
 		failure("namespaces: %s", nk_errname(b_fd < 0 ? b_fd : -errno));
 		return 1;
 	}
-	err = new_pair(&home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
-		       NETKIT_PASS, b_fd);
+	err = nk_netkit_add(&home_rtnl, &(struct nk_pair_spec){ .name = "nkt1", .peer = "nkt0",
+			    .mode = NETKIT_L3, .policy = NETKIT_PASS, .peer_policy = NETKIT_PASS,
+			    .peer_nsfd = b_fd }, extack, sizeof(extack));
 	if (!err)
 		err = nk_link_get(&home_rtnl, 0, "nkt1", &a1);
 	if (!err)
@@ -1430,13 +1361,10 @@ static int traffic_main(void)
 		}
 	}
 	inet_pton(AF_INET, "10.77.0.2", &dst.sin_addr);
-	inet_pton(AF_INET, "10.77.0.2", &src.sin_addr);
 	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	rx = nk_socket_in(b_fd, home_fd, AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (tx < 0 || rx < 0 ||
-	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)) ||
-	    bind(rx, (struct sockaddr *)&src, sizeof(src))) {
-		failure("UDP sockets: %s", nk_errname(-errno));
+	rx = tx < 0 ? -errno : nk_udp_server(b_fd, home_fd, "10.77.0.2", 9, 1 << 20);
+	if (rx < 0) {
+		failure("UDP sockets: %s", nk_errname(rx));
 		return 1;
 	}
 	t->ready = 1;
@@ -1610,16 +1538,10 @@ int main(int argc, char **argv)
 	 * the longest wait of a netns deletion.
 	 */
 	for (i = 0; i < workers; i++) {
-		while (waitpid(pid[i], &status, WNOHANG) == 0) {
-			if (nk_now() - t_start > time_cap + 90 + time_cap / 4) {
-				say("not ok - worker %d still running %.0f s after the time cap, killed",
-				    i, nk_now() - t_start - time_cap);
-				kill(pid[i], SIGKILL);
-				waitpid(pid[i], &status, 0);
-				fail = 1;
-				break;
-			}
-			usleep(20000);
+		if (nk_wait_child(pid[i], t_start + time_cap + 90 + time_cap / 4, &status)) {
+			say("not ok - worker %d still running %.0f s after the time cap, killed",
+			    i, nk_now() - t_start - time_cap);
+			fail = 1;
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			if (!sh->w[i].failures)
@@ -1659,6 +1581,7 @@ int main(int argc, char **argv)
 		    sh->w[i].stale_query_rev);
 		if (sh->w[i].failures)
 			fail = 1;
+		stale += sh->w[i].stale_query_rev;
 	}
 	nk_report(total >= required, "%ld iterations in %.1f s (required %ld, cap %.0f s)",
 		  total, t_end - t_start, required, time_cap);
@@ -1669,8 +1592,6 @@ int main(int argc, char **argv)
 	 * netkit_prog_query() and bpf_mprog_query() alike), so an attach with
 	 * that revision gets ESTALE; the model expects what mainline does.
 	 */
-	for (i = 0; i < workers; i++)
-		stale += sh->w[i].stale_query_rev;
 	say("# %ld attachments to an emptied hook used BPF_PROG_QUERY's revision 1 and got ESTALE, as mainline's code does",
 	    stale);
 	for (i = 0; i < OP_DEFUNCT + 1 && sum[0][i]; i++)
@@ -1688,15 +1609,8 @@ int main(int argc, char **argv)
 
 	/* Programs and links are freed after RCU grace periods: wait a bit. */
 	deadline = nk_now() + 20;
-	do {
-		left_p = nk_ids_new(BPF_PROG_GET_NEXT_ID, progs_before, np, buf,
-				    sizeof(buf));
-		left_l = nk_ids_new(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf,
-				    sizeof(lbuf));
-		if (!left_p && !left_l)
-			break;
-		usleep(50000);
-	} while (nk_now() < deadline);
+	left_p = nk_ids_settle(BPF_PROG_GET_NEXT_ID, progs_before, np, buf, sizeof(buf), deadline);
+	left_l = nk_ids_settle(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf, sizeof(lbuf), deadline);
 	nk_report(!left_p && !left_l,
 		  "no program or link left behind (%d programs, %d links existed before; left: %d programs (ids%s), %d links (ids%s))",
 		  np, nl, left_p, buf, left_l, lbuf);
