@@ -127,13 +127,11 @@ static int pair_create(struct pair *p, const char *prim, const char *peer,
 		       __u32 mode)
 {
 	struct nk_pair_spec sp = NK_PAIR_SPEC(prim, peer);
-	struct nk_msg b;
 	char msg[256];
 	int err;
 
 	sp.mode = mode;
-	nk_netkit_pair(&b, NLM_F_ACK, &sp);
-	err = nl_talk(&b, msg, sizeof(msg));
+	err = nk_netkit_add(&nl, &sp, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
 			peer, nk_errname(err), msg);
