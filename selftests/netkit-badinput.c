@@ -1624,26 +1624,24 @@ static int cmd_census(void)
 	return 0;
 }
 
-static void usage(void)
-{
-	fprintf(stderr, "usage: netkit-badinput table\n"
-		"       netkit-badinput fuzz [--seed S] [--count N] [--time SECONDS] [--verbose] [--inject]\n"
-		"       netkit-badinput census\n");
-	exit(2);
-}
+#define USAGE	"table | census | fuzz [--seed S] [--count N] [--time SECONDS] [--verbose] [--inject]"
 
 int main(int argc, char **argv)
 {
-	unsigned long count = 10000;
+	long count = 10000;
 	double limit = 300;
 	static struct nk_link pre[64];
 	__u64 seed;
-	char *end;
+	const struct nk_opt opts[] = {
+		{ 's', 'u', &seed, "seed" }, { 'c', 'l', &count, "count" },
+		{ 't', 'd', &limit, "time" }, { 'v', 'f', &verbose, "verbose" },
+		{ 'i', 'f', &inject, "inject" }, { 0 }
+	};
 	int i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		usage();
+		nk_usage(argv[0], USAGE);
 	if (nk_nl_open(&nl, 1 << 20))
 		die("netlink socket", -errno);
 	nl.timeout_ms = 10000;
@@ -1657,30 +1655,11 @@ int main(int argc, char **argv)
 		return cmd_table();
 	if (!strcmp(argv[1], "census") && argc == 2)
 		return cmd_census();
-	if (strcmp(argv[1], "fuzz"))
-		usage();
 	seed = ((__u64)time(NULL) << 20) ^ (__u64)getpid() ^ (__u64)(nk_now() * 1e6);
-	for (i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--verbose")) {
-			verbose = 1;
-			continue;
-		}
-		if (!strcmp(argv[i], "--inject")) {
-			inject = 1;
-			continue;
-		}
-		if (i + 1 >= argc)
-			usage();
-		if (!strcmp(argv[i], "--seed"))
-			seed = strtoull(argv[++i], &end, 0);
-		else if (!strcmp(argv[i], "--count"))
-			count = strtoul(argv[++i], &end, 0);
-		else if (!strcmp(argv[i], "--time"))
-			limit = strtod(argv[++i], &end);
-		else
-			usage();
-		if (*end)
-			usage();
-	}
+	if (strcmp(argv[1], "fuzz"))
+		nk_usage(argv[0], USAGE);
+	argv[1] = argv[0];	/* the options after "fuzz", for getopt */
+	if (nk_options(argc - 1, argv + 1, opts, USAGE) != argc - 1 || count < 0)
+		nk_usage(argv[0], USAGE);
 	return cmd_fuzz(seed, count, limit);
 }

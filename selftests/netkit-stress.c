@@ -1488,8 +1488,8 @@ int main(int argc, char **argv)
 	int np, nl, i, status, workers = 2, fail = 0, left_p, left_l;
 	long sum[4][NOPS] = {}, total = 0, failures_main = 0, r0, r1, stale = 0;
 	const struct nk_opt opts[] = {
-		{ 'n', 'l', &required }, { 't', 'd', &time_cap },
-		{ 's', 'u', &seed }, { 'w', 'i', &workers }, { 0 }
+		{ 'n', 'l', &required, NULL }, { 't', 'd', &time_cap, NULL },
+		{ 's', 'u', &seed, NULL }, { 'w', 'i', &workers, NULL }, { 0 }
 	};
 	pid_t pid[MAX_WORKERS], tpid;
 	char buf[256], lbuf[256];

@@ -110,14 +110,16 @@ int nk_pin_cpu(int cpu);
 /*
  * The options of a helper, by a table ending in { 0 }: the flag, its
  * type ('f' a flag that sets an int to 1, 'i' int, 'l' long, 'd' double,
- * 'u' __u64 in any base, 's' the string) and where it goes. Anything else
- * prints "usage: <argv[0]> <usage>" to stderr and exits 2
- * (nk_usage()). Returns the index of the first argument left.
+ * 'u' __u64 in any base, 's' the string), where it goes and, if not NULL,
+ * its long name (--name). Anything else prints "usage: <argv[0]> <usage>"
+ * to stderr and exits 2 (nk_usage()). Returns the index of the first
+ * argument left.
  */
 struct nk_opt {
 	int flag;
 	char type;
 	void *val;
+	const char *name;
 };
 
 int nk_options(int argc, char **argv, const struct nk_opt *opts,
