@@ -192,17 +192,12 @@ static void nl_row(const char *name, int exp, const char *exp_msg,
 		   struct nk_msg *b, int creates)
 {
 	char msg[512], extra[128];
-	int got, left;
+	int got = nl_talk(b, msg, sizeof(msg)), left = sweep(nkeep);
 
-	got = nl_talk(b, msg, sizeof(msg));
-	left = sweep(nkeep);
-	if (left != (got ? 0 : creates)) {
-		snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
-			 left, got ? 0 : creates);
-		row(name, exp, exp_msg, got, msg, extra);
-	} else {
-		row(name, exp, exp_msg, got, msg, NULL);
-	}
+	creates = got ? 0 : creates;
+	snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
+		 left, creates);
+	row(name, exp, exp_msg, got, msg, left != creates ? extra : NULL);
 }
 
 static void bpf_row(const char *name, int exp, int got)
@@ -215,19 +210,10 @@ static void bpf_row(const char *name, int exp, int got)
  */
 static void bpf_row_fd(const char *name, int exp, int got)
 {
-	char extra[64];
-
-	if (got > 0) {	/* an fd: a link */
+	if (got > 0)	/* an fd: a link */
 		close(got);
-		if (exp == 0) {
-			bpf_row(name, 0, 0);
-			return;
-		}
-		snprintf(extra, sizeof(extra), "returned fd (a link)");
-		row(name, exp, NULL, 0, NULL, extra);
-		return;
-	}
-	bpf_row(name, exp, got);
+	row(name, exp, NULL, got > 0 ? 0 : got, NULL,
+	    got > 0 && exp ? "returned fd (a link)" : NULL);
 }
 
 /* A bpf_attr whose byte at offset off is set, sent with size bytes. */
@@ -1208,21 +1194,29 @@ static int fz_bpf(struct fz *f, int kind)
 			&a->query.link_attach_flags };
 	unsigned int size = sizeof(*a);
 	int valid = chance(50) ? 85 : 40;	/* how close to a valid attr */
+	int ifindex, prog, replace = 0;
+	__u32 type, flags, rel;
 	struct bpf_link_info li;
+	__u64 rev;
 	int ret, i;
 
 	memset(buf, 0, sizeof(buf));
 	switch (kind) {
 	case K_ATTACH:
 	case K_DETACH:
-		a->target_ifindex = fz_v_ifindex(f, valid);
-		a->attach_type = fz_v_type(valid);
-		a->attach_bpf_fd = kind == K_DETACH && chance(20) ? 0 : fz_v_prog(f, valid);
-		a->attach_flags = fz_v_flags(valid);
-		if (a->attach_flags & BPF_F_REPLACE || !chance(valid))
-			a->replace_bpf_fd = fz_v_prog(f, valid);
-		a->relative_fd = fz_v_rel(f, a->attach_flags, valid);
-		a->expected_revision = chance(valid) ? 0 : fz_rev();
+	case K_LCREATE:	/* the same fields, in link_create's places for a link */
+		ifindex = fz_v_ifindex(f, valid);
+		type = fz_v_type(valid);
+		prog = kind == K_DETACH && chance(20) ? 0 : fz_v_prog(f, valid);
+		flags = fz_v_flags(valid);
+		if (kind != K_LCREATE && (flags & BPF_F_REPLACE || !chance(valid)))
+			replace = fz_v_prog(f, valid);
+		rel = fz_v_rel(f, flags, valid);
+		rev = chance(valid) ? 0 : fz_rev();
+		if (kind == K_LCREATE)
+			nk_link_create_attr(a, ifindex, type, prog, flags, rel, rev);
+		else
+			nk_attach_attr(a, ifindex, type, prog, flags, rel, replace, rev);
 		break;
 	case K_QUERY:
 		a->query.target_ifindex = fz_v_ifindex(f, valid);
@@ -1239,14 +1233,6 @@ static int fz_bpf(struct fz *f, int kind)
 		if (a->query.count > 80 && chance(80))
 			a->query.count = rn(80);
 		a->query.revision = chance(valid) ? 0 : rnd();
-		break;
-	case K_LCREATE:
-		a->link_create.target_ifindex = fz_v_ifindex(f, valid);
-		a->link_create.attach_type = fz_v_type(valid);
-		a->link_create.prog_fd = fz_v_prog(f, valid);
-		a->link_create.flags = fz_v_flags(valid);
-		a->link_create.netkit.relative_fd = fz_v_rel(f, a->link_create.flags, valid);
-		a->link_create.netkit.expected_revision = chance(valid) ? 0 : fz_rev();
 		break;
 	case K_LUPDATE:
 		a->link_update.link_fd = chance(valid) ? f->links[rn(NLINKS)] : fz_fd(f);
@@ -1275,6 +1261,8 @@ static int fz_bpf(struct fz *f, int kind)
 	fz_count(f, kind, ret);
 	if (ret < 0)
 		return ret;
+	f->attached += kind == K_ATTACH;
+	f->detached += kind == K_DETACH;
 	switch (kind) {
 	case K_LCREATE:
 		if (nk_link_info(ret, &li)) {
@@ -1288,19 +1276,14 @@ static int fz_bpf(struct fz *f, int kind)
 			close(ret);
 		}
 		break;
-	case K_ATTACH:
-		f->attached++;
-		break;
-	case K_DETACH:
-		f->detached++;
-		break;
 	case K_QUERY:
 		if (a->query.count > 64 && ret == 0 && a->query.prog_ids) {
 			printf("# fuzz: BPF_PROG_QUERY count %u\n", a->query.count);
 			f->invalid++;
 		}
 		break;
-	default:
+	case K_LUPDATE:
+	case K_LDETACH:
 		if (ret) {
 			printf("# fuzz: %s returned %d\n", kind_name[kind], ret);
 			f->invalid++;
