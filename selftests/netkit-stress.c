@@ -358,36 +358,23 @@ static void resync(struct worker *w, struct pair *p)
  */
 static __u32 relative_of(struct worker *w, int hk, struct att *a, __u32 *flags)
 {
-	int how = rnd(a->link_fd >= 0 ? 4 : 2);
+	int how = rnd(a->link_fd >= 0 ? 4 : 2);	/* bit 0: by id, bit 1: the link */
 
-	switch (how) {
-	case 0:
-		return w->pool[hk][a->prog].fd;
-	case 1:
-		*flags |= BPF_F_ID;
-		return w->pool[hk][a->prog].id;
-	case 2:
-		*flags |= BPF_F_LINK;
-		return a->link_fd;
-	default:
-		*flags |= BPF_F_LINK | BPF_F_ID;
-		return a->link_id;
-	}
+	*flags |= (how & 1 ? BPF_F_ID : 0) | (how & 2 ? BPF_F_LINK : 0);
+	if (how & 2)
+		return how & 1 ? a->link_id : (__u32)a->link_fd;
+	return how & 1 ? w->pool[hk][a->prog].id : (__u32)w->pool[hk][a->prog].fd;
 }
 
 /* expected_revision: none, what BPF_PROG_QUERY said, the model's, stale. */
 static __u64 pick_revision(struct hook *h, struct nk_query *q, int stale)
 {
+	int how;
+
 	if (stale)
 		return rnd(2) && h->rev > 1 ? h->rev - 1 : h->rev + 1 + rnd(3);
-	switch (rnd(3)) {
-	case 0:
-		return 0;
-	case 1:
-		return q->revision;
-	default:
-		return h->rev;
-	}
+	how = rnd(3);
+	return how == 0 ? 0 : how == 1 ? q->revision : h->rev;
 }
 
 static void do_create(struct worker *w, int arg __maybe_unused);
@@ -444,7 +431,7 @@ static void do_attach(struct worker *w, int link)
 {
 	int op = link ? OP_LINK : OP_ATTACH;
 	__u32 flags = 0, relative = 0;
-	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k;
+	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k, how;
 	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
@@ -482,29 +469,22 @@ static void do_attach(struct worker *w, int link)
 		flags = BPF_F_AFTER;
 		break;
 	case 3:	/* before attachment j */
-		j = rnd(h->n);
-		flags = BPF_F_BEFORE;
-		relative = relative_of(w, hk, &h->a[j], &flags);
-		pos = j;
-		break;
 	case 4:	/* after attachment j */
 		j = rnd(h->n);
-		flags = BPF_F_AFTER;
+		flags = v == 3 ? BPF_F_BEFORE : BPF_F_AFTER;
 		relative = relative_of(w, hk, &h->a[j], &flags);
-		pos = j + 1;
+		pos = v == 3 ? j : j + 1;
 		break;
 	case 5:	/* replace a program attachment, maybe with a position */
 		for (k = 0, j = -1; k < h->n; k++)
 			if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
 				j = k;
-		if (j < 0) {
-			/* nothing to replace: a program not on the hook */
-			flags = BPF_F_REPLACE;
+		flags = BPF_F_REPLACE;
+		if (j < 0) {	/* nothing to replace: a program not on the hook */
 			replace = w->pool[hk][free_prog_except(h, prog)].fd;
 			want = -ENOENT;
 			break;
 		}
-		flags = BPF_F_REPLACE;
 		replace = w->pool[hk][h->a[j].prog].fd;
 		pos = j;
 		if (j + 1 < h->n && rnd(2)) {
@@ -515,22 +495,13 @@ static void do_attach(struct worker *w, int link)
 			relative = relative_of(w, hk, &h->a[j - 1], &flags);
 		}
 		break;
-	case 6:	/* relative to a program that is not on the hook */
+	case 6:	/* relative to a program not on the hook: fd, id, or no such id */
 		flags = rnd(2) ? BPF_F_BEFORE : BPF_F_AFTER;
 		k = free_prog_except(h, prog);
-		switch (rnd(3)) {
-		case 0:
-			relative = w->pool[hk][k].fd;
-			break;
-		case 1:
-			flags |= BPF_F_ID;
-			relative = w->pool[hk][k].id;
-			break;
-		default:
-			flags |= BPF_F_ID;
-			relative = 0x7ffffff0;	/* no such program */
-			break;
-		}
+		how = rnd(3);
+		flags |= how ? BPF_F_ID : 0;
+		relative = how == 0 ? (__u32)w->pool[hk][k].fd : how == 1 ? w->pool[hk][k].id :
+			   0x7ffffff0;
 		want = -ENOENT;
 		break;
 	case 7:	/* a program that is already on the hook */
@@ -586,10 +557,9 @@ static void do_attach(struct worker *w, int link)
 				struct bpf_link_info li;
 				int err = nk_link_info(got, &li);
 
-				if (err) {
+				if (err)
 					wrong(w, op, "BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
 					      nk_errname(err));
-				}
 				h->a[pos].link_fd = got;
 				h->a[pos].link_id = li.id;
 			}
@@ -631,13 +601,10 @@ static void do_detach(struct worker *w, int arg __maybe_unused)
 	v = rnd(10);
 	if (j < 0 && v < 4)
 		v = 4 + rnd(6);
+	if (v < 4)	/* 0-3: by the fd of program attachment j; 0, 1: that only */
+		fd = w->pool[hk][h->a[j].prog].fd;
 	switch (v) {
-	case 0:
-	case 1:	/* by program fd */
-		fd = w->pool[hk][h->a[j].prog].fd;
-		break;
 	case 2:	/* by fd, with a consistent position */
-		fd = w->pool[hk][h->a[j].prog].fd;
 		if (j + 1 < h->n) {
 			flags = BPF_F_BEFORE;
 			relative = relative_of(w, hk, &h->a[j + 1], &flags);
@@ -647,7 +614,6 @@ static void do_detach(struct worker *w, int arg __maybe_unused)
 		}
 		break;
 	case 3:	/* by fd, before an attachment it is not in front of */
-		fd = w->pool[hk][h->a[j].prog].fd;
 		flags = BPF_F_BEFORE;
 		do
 			k = rnd(h->n);
@@ -660,15 +626,12 @@ static void do_detach(struct worker *w, int arg __maybe_unused)
 		j = 0;
 		break;
 	case 5:	/* the last one, without fd */
-		flags = BPF_F_AFTER;
-		j = h->n - 1;
-		break;
 	case 6:	/* without fd and flags: the last one too */
+		flags = v == 5 ? BPF_F_AFTER : 0;
 		j = h->n - 1;
 		break;
 	case 7:	/* a program that is not on the hook */
 		fd = w->pool[hk][free_prog(h)].fd;
-		j = -1;
 		want = -ENOENT;
 		break;
 	case 8:	/* the program of a link */
@@ -681,7 +644,6 @@ static void do_detach(struct worker *w, int arg __maybe_unused)
 		} else {
 			fd = w->pool[hk][h->a[j].prog].fd;
 			want = -EBUSY;
-			j = -1;
 		}
 		break;
 	case 9:	/* stale revision, else by position */
@@ -689,21 +651,15 @@ static void do_detach(struct worker *w, int arg __maybe_unused)
 		j = 0;
 		break;
 	}
-	if (v >= 4 && v <= 6 && !want && j >= 0 && h->n && h->a[j].link_fd >= 0) {
+	if (v >= 4 && v <= 6 && !want && j >= 0 && h->n && h->a[j].link_fd >= 0)
 		want = -EBUSY;
-		j = -1;
-	}
-	if (v == 9 && h->n && h->a[0].link_fd >= 0) {
+	if (v == 9 && h->n && h->a[0].link_fd >= 0)
 		want = -EBUSY;
-		j = -1;
-	}
 	rev = pick_revision(h, &q, v == 9);
 	if (rev && rev != h->rev)
 		want = -ESTALE;
 	if (!h->n)	/* netkit: no entry, before bpf_mprog_detach() */
 		want = -ENOENT;
-	if (want)
-		j = -1;
 	snprintf(what, sizeof(what),
 		 "BPF_PROG_DETACH %s %s fd %s flags %#x relative %u expected_revision %llu (model %llu, %d attached)",
 		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative, rev, h->rev, h->n);
@@ -742,10 +698,7 @@ static void do_update(struct worker *w, int arg __maybe_unused)
 	v = rnd(8);
 	if (v == 6 && h->n < 2)
 		v = 0;
-	switch (v) {
-	case 0:
-	case 1:
-		break;
+	switch (v) {	/* 0, 1: a free program, no flags */
 	case 2:
 	case 3:	/* BPF_F_REPLACE with the current program */
 		flags = BPF_F_REPLACE;
@@ -1290,17 +1243,8 @@ static int worker_main(int id)
 				i < 0 ? "the home" : "peer", i, nk_errname(n < 0 ? n : 0),
 				names);
 	}
-	for (hk = 0; hk < 2; hk++)
-		for (i = 0; i < NPOOL; i++)
-			close(w.pool[hk][i].fd);
-	for (i = 0; i < NS_PEERS; i++) {
-		nk_nl_close(&w.ns_rtnl[i]);
-		close(w.ns_packet[i]);
-		close(w.ns_fd[i]);
-	}
-	close(w.packet);
 	w.st->finished = 1;
-	return w.st->failures ? 1 : 0;
+	return w.st->failures ? 1 : 0;	/* programs, sockets, namespaces go with the process */
 }
 
 /* ---- traffic ---- */
@@ -1462,20 +1406,15 @@ static int traffic_main(void)
 		    close(prog[2][i]))
 			failure("close: %s", nk_errname(-errno));
 	}
-	close(tx);
-	close(rx);
 	for (i = 0; i < 2; i++) {
 		char names[64];
 
-		err = nk_links_names(i ? &b_rtnl : &home_rtnl, 1, names,
-				     sizeof(names));
+		err = nk_links_names(i ? &b_rtnl : &home_rtnl, 1, names, sizeof(names));
 		if (err)
 			failure("netkit devices left after deleting nkt1: %s%s",
 				nk_errname(err < 0 ? err : 0), names);
 	}
-	nk_nl_close(&b_rtnl);
-	close(b_fd);
-	return t->failures ? 1 : 0;
+	return t->failures ? 1 : 0;	/* the sockets and namespaces go with the process */
 }
 
 /* ---- main ---- */
@@ -1485,7 +1424,7 @@ static int traffic_main(void)
 int main(int argc, char **argv)
 {
 	static __u32 progs_before[16384], links_before[16384];
-	int np, nl, i, status, workers = 2, fail = 0, left_p, left_l;
+	int np, nl, i, op, status, workers = 2, fail = 0, left_p, left_l;
 	long sum[4][NOPS] = {}, total = 0, failures_main = 0, r0, r1, stale = 0;
 	const struct nk_opt opts[] = {
 		{ 'n', 'l', &required, NULL }, { 't', 'd', &time_cap, NULL },
@@ -1556,18 +1495,13 @@ int main(int argc, char **argv)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fail = 1;
 
-	for (i = 0; i < workers; i++) {
-		int op;
-
+	for (i = 0; i < workers; i++)
 		for (op = 0; op < NOPS; op++) {
 			sum[0][op] += sh->w[i].n[op];
 			sum[1][op] += sh->w[i].ok[op];
 			sum[2][op] += sh->w[i].xerr[op];
 			sum[3][op] += sh->w[i].bad[op];
 		}
-		if (!sh->w[i].finished)
-			fail = 1;
-	}
 	say("# operations run, and the calls they made: as expected success, as expected errno, unexpected");
 	say("# %-12s %8s %8s %8s %8s", "operation", "runs", "success", "errno", "wrong");
 	for (i = 0; i < NOPS; i++)
@@ -1576,10 +1510,9 @@ int main(int argc, char **argv)
 	for (i = 0; i < workers; i++) {
 		total += sh->w[i].iterations;
 		say("# worker %d (CPU %d): %ld iterations, %ld failures, %ld pairs gone with their peer's netns, %ld attachments to an empty hook with BPF_PROG_QUERY's stale revision",
-		    i, i, sh->w[i].iterations, sh->w[i].failures,
-		    sh->w[i].pairs_gone_netns,
+		    i, i, sh->w[i].iterations, sh->w[i].failures, sh->w[i].pairs_gone_netns,
 		    sh->w[i].stale_query_rev);
-		if (sh->w[i].failures)
+		if (sh->w[i].failures || !sh->w[i].finished)
 			fail = 1;
 		stale += sh->w[i].stale_query_rev;
 	}
