@@ -41,13 +41,11 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/socket.h>
 
 #include "lib/netkit-lib.h"
 
@@ -108,14 +106,17 @@ static int nl_talk(struct nk_msg *b, char *msg, size_t msgsz)
  */
 static int keep[64 + 8], npre, nkeep;
 
-/* Delete every netkit device not in keep[n]; how many deletions it took. */
-static int sweep(int n)
+/*
+ * The netkit devices not in keep[n]: with del, delete them and count
+ * the deletions, else count them.
+ */
+static int others(int n, int del)
 {
-	int deleted = nk_netkit_others(&nl, keep, n, 1);
+	int ret = nk_netkit_others(&nl, keep, n, del);
 
-	if (deleted < 0)
-		die("sweep: RTM_GETLINK dump or RTM_DELLINK", deleted);
-	return deleted;
+	if (ret < 0)
+		die("RTM_GETLINK dump or RTM_DELLINK", ret);
+	return ret;
 }
 
 struct pair {
@@ -192,7 +193,7 @@ static void nl_row(const char *name, int exp, const char *exp_msg,
 		   struct nk_msg *b, int creates)
 {
 	char msg[512], extra[128];
-	int got = nl_talk(b, msg, sizeof(msg)), left = sweep(nkeep);
+	int got = nl_talk(b, msg, sizeof(msg)), left = others(nkeep, 1);
 
 	creates = got ? 0 : creates;
 	snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
@@ -929,16 +930,6 @@ static void fz_watchdog(int sig)
 	_exit(3);
 }
 
-/* The fuzzer's netkit devices besides the fixture. */
-static int fz_extra(void)
-{
-	int n = nk_netkit_others(&nl, keep, nkeep, 0);
-
-	if (n < 0)
-		die("RTM_GETLINK dump", n);
-	return n;
-}
-
 /* Remove what successful requests created: the template puts new devices
  * in FZ_GROUP, which one RTM_DELLINK removes at once (one RCU grace
  * period instead of one per pair); the rest goes one by one.
@@ -950,11 +941,11 @@ static void fz_reap(struct fz *f)
 	struct nk_msg b;
 
 	f->pending = 0;
-	f->devices_created += fz_extra();
+	f->devices_created += others(nkeep, 0);
 	b_init(&b, RTM_DELLINK, 0, 0);
 	nk_put_u32(&b, IFLA_GROUP, FZ_GROUP);
 	nl_talk(&b, NULL, 0);
-	sweep(nkeep);
+	others(nkeep, 1);
 }
 
 /* The fixture: a netkit pair nkfzpN/nkfzqN and a veth nkfzvN/nkfzwN,
@@ -977,8 +968,8 @@ static int fz_fixture(struct fz *f)
 		nk_link_del(&nl, f->t.peer);
 	}
 	nkeep = npre;
-	f->devices_created += fz_extra();
-	sweep(npre);
+	f->devices_created += others(nkeep, 0);
+	others(npre, 1);
 	if (f->veth)
 		nk_link_del(&nl, f->veth);
 	snprintf(prim, sizeof(prim), "nkfzp%lu", f->fixtures_remade);
@@ -1018,14 +1009,11 @@ static int fz_restore_lo(char *msg, size_t msgsz)
 static void fz_count(struct fz *f, int kind, int ret)
 {
 	f->sent[kind]++;
-	if (ret >= 0) {
-		f->ok[kind]++;
-		f->hist[0]++;
-	} else if (-ret <= 4095) {
-		f->hist[-ret]++;
-	} else {
+	f->ok[kind] += ret >= 0;
+	if (ret >= -4095)	/* success counts as errno 0 */
+		f->hist[ret > 0 ? 0 : -ret]++;
+	else
 		f->invalid++;
-	}
 }
 
 /* An ifindex to aim at: the netkit primary or peer, lo, the veth, 0,
@@ -1366,8 +1354,8 @@ static void fz_nl_build(struct fz *f, struct nk_msg *b, int kind)
 		int t = 1 + rn(IFLA_MAX);
 
 		if (t == IFLA_NET_NS_PID || t == IFLA_NET_NS_FD || t == IFLA_LINKINFO ||
-		    t == IFLA_GROUP ||
-		    t == IFLA_TARGET_NETNSID || t == IFLA_NEW_NETNSID || t == IFLA_IF_NETNSID)
+		    t == IFLA_GROUP || t == IFLA_TARGET_NETNSID || t == IFLA_NEW_NETNSID ||
+		    t == IFLA_IF_NETNSID)
 			continue;
 		v = fz_u32();
 		nk_put(b, t, &v, rn(5) == 0 ? rn(8) : 4);
@@ -1471,9 +1459,8 @@ static int fz_netlink(struct fz *f, int kind)
 {
 	static struct nk_msg b;
 	char msg[256];
-	int ret;
-
 	double t;
+	int ret;
 
 	fz_nl_build(f, &b, kind);
 	snprintf(f->last, sizeof(f->last), "%s len %d", kind_name[kind], b.len);
@@ -1504,13 +1491,13 @@ static int fz_netlink(struct fz *f, int kind)
 static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 {
 	static struct fz f;
-	unsigned long i, total = 0, sent_nl;
+	unsigned long i, sent_nl;
 	double t0, t;
 	int k, fail = 0;
 	char msg[256];
 
 	printf("# fuzz: seed %llu (replay: netkit-badinput fuzz --seed %llu --count %lu)\n",
-	       (unsigned long long)seed, (unsigned long long)seed, count);
+	       seed, seed, count);
 	fflush(stdout);
 	rng_state = seed ? seed : 1;
 	fzp = &f;
@@ -1546,7 +1533,6 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 		else
 			fz_bpf(&f, k);
 		f.secs[k] += nk_now() - t;
-		total++;
 		if (!(i % 500) && fz_fixture(&f))
 			die("fuzz: recreating the fixture", -ENODEV);
 	}
@@ -1563,7 +1549,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	fz_reap(&f);
 	nk_link_del(&nl, f.t.prim);
 	nk_link_del(&nl, f.veth);
-	sweep(npre);
+	others(npre, 1);
 	k = fz_restore_lo(msg, sizeof(msg));
 	if (k) {
 		printf("not ok - fuzz: restoring lo: %s %s\n", nk_errname(k), msg);
@@ -1573,7 +1559,7 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 		close(f.progs[k]);
 
 	printf("# fuzz: %lu messages in %.1f s (%.0f/s): %lu netlink, %lu bpf\n",
-	       total, t, t > 0 ? total / t : 0.0, sent_nl, total - sent_nl);
+	       i, t, t > 0 ? i / t : 0.0, sent_nl, i - sent_nl);
 	for (k = 0; k < K_MAX; k++)
 		printf("# fuzz:   %-16s sent %6lu  succeeded %6lu  %5.1f s\n", kind_name[k],
 		       f.sent[k], f.ok[k], f.secs[k]);
@@ -1585,14 +1571,14 @@ static int cmd_fuzz(__u64 seed, unsigned long count, double limit)
 	printf("# fuzz: created and removed: %lu extra netkit devices, %lu netkit links (%lu closed), %lu other links, %lu program attachments (%lu detached by the fuzzer), %lu fixture rebuilds\n",
 	       f.devices_created, f.links_created, f.links_closed, f.other_links,
 	       f.attached, f.detached, f.fixtures_remade);
-	printf("fuzz-sent=%lu\n", total);
+	printf("fuzz-sent=%lu\n", i);	/* the messages sent */
 	if (f.noanswer || f.invalid) {
 		printf("not ok - fuzz: %lu requests without an answer, %lu invalid results (seed %llu)\n",
-		       f.noanswer, f.invalid, (unsigned long long)seed);
+		       f.noanswer, f.invalid, seed);
 		fail = 1;
 	} else {
 		printf("ok - fuzz: %lu messages, each answered by an errno or a valid result (seed %llu)\n",
-		       total, (unsigned long long)seed);
+		       i, seed);
 	}
 	return fail;
 }
