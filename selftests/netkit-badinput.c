@@ -124,15 +124,18 @@ struct pair {
 	char pname[IFNAMSIZ], qname[IFNAMSIZ];
 };
 
-static int pair_create(struct pair *p, const char *prim, const char *peer,
-		       __u32 mode)
+/* A netkit pair in mode, or a veth pair (mode VETH): 0 or -errno. */
+#define VETH	-2
+
+static int pair_create(struct pair *p, const char *prim, const char *peer, int mode)
 {
 	struct nk_pair_spec sp = NK_PAIR_SPEC(prim, peer);
 	char msg[256];
 	int err;
 
 	sp.mode = mode;
-	err = nk_netkit_add(&nl, &sp, msg, sizeof(msg));
+	err = mode == VETH ? nk_veth_pair(&nl, prim, peer, msg, sizeof(msg)) :
+			     nk_netkit_add(&nl, &sp, msg, sizeof(msg));
 	if (err) {
 		fprintf(stderr, "netkit-badinput: creating %s/%s: %s %s\n", prim,
 			peer, nk_errname(err), msg);
@@ -143,17 +146,6 @@ static int pair_create(struct pair *p, const char *prim, const char *peer,
 	p->prim = if_nametoindex(prim);
 	p->peer = if_nametoindex(peer);
 	return p->prim && p->peer ? 0 : -ENODEV;
-}
-
-static int veth_create(const char *a, const char *b_name)
-{
-	char msg[256];
-	int err = nk_veth_pair(&nl, a, b_name, msg, sizeof(msg));
-
-	if (err)
-		fprintf(stderr, "netkit-badinput: creating veth %s: %s %s\n", a,
-			nk_errname(err), msg);
-	return err;
 }
 
 /* --- bpf, on lib/ ------------------------------------------------------*/
@@ -257,14 +249,13 @@ static int obj(int v)
 /*
  * A netlink row: an RTM_NEWLINK (or cmd) that creates nkbx1 (dev 0; prim
  * its name if not nkbx1, ifindex its ifindex) or goes to the device dev
- * (O_PRIM, O_PEER, ...). Unless plain it carries
- * IFLA_LINKINFO { IFLA_INFO_KIND kind (netkit), IFLA_INFO_DATA {
- * IFLA_NETKIT_MODE L2 if l2, IFLA_NETKIT_PEER_INFO for peer (ifindex
- * peer_ifindex) if peer } }. The attributes a[] (len bytes of data, of val
- * if len is 1, 2 or 4, else zeros) go where says: in INFO_DATA, in
- * LINKINFO for INFO_DATA, in PEER_INFO (W_RAW: bytes without a header) or
- * at the top level. The answer must be exp with the extack msg, and
- * `creates` pairs must be left behind.
+ * (O_PRIM, O_PEER, ...). Unless plain it carries IFLA_LINKINFO {
+ * IFLA_INFO_KIND kind (netkit), IFLA_INFO_DATA { IFLA_NETKIT_MODE L2 if
+ * l2, IFLA_NETKIT_PEER_INFO for peer (ifindex peer_ifindex) if peer } }.
+ * The attributes a[] (len bytes of data, of val if len is 1, 2 or 4, else
+ * zeros) go where says: in INFO_DATA, in LINKINFO for INFO_DATA, in
+ * PEER_INFO (W_RAW: bytes without a header) or at the top level. The
+ * answer must be exp with the extack msg, leaving `creates` pairs.
  */
 enum { W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
 
@@ -486,10 +477,9 @@ static void table_netlink(void)
  * attach type TYPE (0: primary). BPF_PROG_QUERY: prog_ids PROG,
  * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE; QCNT:
  * a query with room for REPL of P and Q, which must give their count and
- * P's id if REPL.
- * BPF_LINK_UPDATE: the new program PROG, FLAGS, old_prog_fd REPL, the
- * link DEV. BPF_LINK_DETACH: the link DEV. With BYTE, the attr is sent
- * with that byte set and SIZE bytes long (0: sizeof) - CHECK_ATTR.
+ * P's id if REPL. BPF_LINK_UPDATE: the new program PROG, FLAGS,
+ * old_prog_fd REPL, the link DEV. BPF_LINK_DETACH: the link DEV. With
+ * BYTE, the attr is sent with that byte set, SIZE bytes long (0: sizeof).
  */
 enum { ATT = 1, DET, QRY, QCNT, LCR, LKEEP, LUPD, LDET };
 enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, BYTE, SIZE, NF };
@@ -814,7 +804,7 @@ static void table_bpf(void)
 static int cmd_table(void)
 {
 	struct nk_census base, now, want;
-	struct pair t;
+	struct pair t, v;
 	int fd, i;
 
 	/* fd 0 must be a file that is not a bpf object for one row */
@@ -828,12 +818,12 @@ static int cmd_table(void)
 	       base.devices, base.progs, base.links);
 	if (pair_create(&t, "nkbt1", "nkbt0", NETKIT_L3))
 		die("table: setup: netkit pair nkbt1/nkbt0", -ENODEV);
-	if (veth_create("nkbtv0", "nkbtv1"))
+	if (pair_create(&v, "nkbtv0", "nkbtv1", VETH))
 		die("table: setup: veth nkbtv0/nkbtv1", -ENODEV);
 	keep[npre] = O(PRIM) = t.prim;
 	keep[npre + 1] = O(PEER) = t.peer;
 	nkeep = npre + 2;
-	O(VETH) = if_nametoindex("nkbtv0");
+	O(VETH) = v.prim;
 	O(NL) = nl.fd;
 
 	table_netlink();
@@ -897,8 +887,7 @@ struct fz {
 	double secs[K_MAX];	/* time spent per kind, cleanups included */
 	unsigned long hist[4096 + 2];
 	unsigned long devices_created, links_created, links_closed, fixtures_remade;
-	unsigned long attached, detached, noanswer, invalid, other_links;
-	unsigned long name_seq;
+	unsigned long attached, detached, noanswer, invalid, other_links, name_seq;
 	int pending;		/* successful RTM_NEWLINKs since the last reap */
 	char last[160];
 };
@@ -924,9 +913,8 @@ static void fz_watchdog(int sig)
 	static const char m[] = "not ok - fuzz: watchdog expired (a call hangs); last: ";
 
 	(void)sig;
-	if (write(1, m, sizeof(m) - 1) < 0 ||
-	    write(1, fzp->last, strlen(fzp->last)) < 0 || write(1, "\n", 1) < 0)
-		_exit(3);
+	if (write(1, m, sizeof(m) - 1) > 0 && write(1, fzp->last, strlen(fzp->last)) >= 0)
+		(void)!write(1, "\n", 1);
 	_exit(3);
 }
 
@@ -955,6 +943,7 @@ static void fz_reap(struct fz *f)
 static int fz_fixture(struct fz *f)
 {
 	char prim[IFNAMSIZ], peer[IFNAMSIZ], veth[IFNAMSIZ];
+	struct pair v;
 
 	if (f->t.prim && if_indextoname(f->t.prim, prim) &&
 	    if_indextoname(f->t.peer, peer) && f->veth &&
@@ -978,9 +967,9 @@ static int fz_fixture(struct fz *f)
 		return -1;
 	snprintf(prim, sizeof(prim), "nkfzv%lu", f->fixtures_remade);
 	snprintf(peer, sizeof(peer), "nkfzw%lu", f->fixtures_remade);
-	if (veth_create(prim, peer))
+	if (pair_create(&v, prim, peer, VETH))
 		return -1;
-	f->veth = if_nametoindex(prim);
+	f->veth = v.prim;
 	keep[npre] = f->t.prim;
 	keep[npre + 1] = f->t.peer;
 	nkeep = npre + 2;
@@ -1588,8 +1577,7 @@ static int cmd_census(void)
 	struct nk_census c;
 
 	census(&c);
-	printf("netkit_devices=%d nkbad_progs=%d netkit_links=%d\n", c.devices,
-	       c.progs, c.links);
+	printf("netkit_devices=%d nkbad_progs=%d netkit_links=%d\n", c.devices, c.progs, c.links);
 	return 0;
 }
 
