@@ -1520,9 +1520,9 @@ int main(int argc, char **argv)
 {
 	int i, j, clean = 0, list = 0, self = 0, no_fault = 0, sel[NR_EPS], nsel = 0;
 	const struct nk_opt opts[] = {
-		{ '0', 'f', &no_fault }, { 'c', 'f', &clean }, { 'l', 'f', &list },
-		{ 'S', 'f', &self }, { 'n', 'i', &max_n }, { 't', 'd', &time_cap },
-		{ 'v', 'f', &verbose }, { 0 }
+		{ '0', 'f', &no_fault, NULL }, { 'c', 'f', &clean, NULL }, { 'l', 'f', &list, NULL },
+		{ 'S', 'f', &self, NULL }, { 'n', 'i', &max_n, NULL }, { 't', 'd', &time_cap, NULL },
+		{ 'v', 'f', &verbose, NULL }, { 0 }
 	};
 	struct timeval tv = { .tv_sec = 30 };
 	double t0 = nk_now();

@@ -1000,9 +1000,9 @@ int main(int argc, char **argv)
 	const char *kinds = "netkit,tcx", *only = NULL;
 	int k, i, idx = 0, rc, ran = 0, list = 0;
 	const struct nk_opt opts[] = {
-		{ 'k', 's', &kinds }, { 'c', 's', &only },
-		{ 'd', 'd', &seconds }, { 'H', 'd', &hang_after },
-		{ 's', 'u', &seed }, { 'l', 'f', &list }, { 0 }
+		{ 'k', 's', &kinds, NULL }, { 'c', 's', &only, NULL },
+		{ 'd', 'd', &seconds, NULL }, { 'H', 'd', &hang_after, NULL },
+		{ 's', 'u', &seed, NULL }, { 'l', 'f', &list, NULL }, { 0 }
 	};
 
 	seed = nk_seed();

@@ -86,6 +86,7 @@
 #define MAX_ATT		5	/* attachments per hook kept by the model */
 #define NPOOL		8	/* programs per attach type per worker */
 #define MAX_PRINT	25	/* failure lines printed per process */
+#define __maybe_unused	__attribute__((unused))
 
 enum {
 	OP_CREATE, OP_DELETE, OP_NETNS_DEL, OP_ATTACH, OP_DETACH, OP_LINK,
@@ -93,18 +94,18 @@ enum {
 	NOPS
 };
 
-static const char *const op_name[NOPS] = {
-	"create", "delete", "netns-del", "attach", "detach", "link",
-	"update", "link-det", "link-close", "wrong-dev", "xmit", "defunct-link",
-};
-
-/* Relative weights of the randomly chosen operations. */
-static const int op_weight[NOPS] = {
-	[OP_CREATE] = 13, [OP_DELETE] = 6, [OP_NETNS_DEL] = 2,
-	[OP_ATTACH] = 16, [OP_DETACH] = 12, [OP_LINK] = 16, [OP_UPDATE] = 14,
-	[OP_LINK_DET] = 5, [OP_LINK_CLOSE] = 7, [OP_WRONG_DEV] = 3,
-	[OP_XMIT] = 8,
-};
+/*
+ * The operations, ops[] below: the name, the relative weight of the
+ * random choice (OP_DEFUNCT: 0, it comes with deleting a pair that has a
+ * link) and the handler with its argument.
+ */
+struct worker;
+static const struct op {
+	const char *name;
+	int weight;
+	void (*run)(struct worker *w, int arg);
+	int arg;
+} ops[NOPS];
 
 struct wstats {
 	long n[NOPS], ok[NOPS], xerr[NOPS], bad[NOPS];
@@ -138,6 +139,9 @@ static double t_start;
 /* The failures of this process (main, a worker, traffic), counted in sh. */
 static struct nk_fails fails = { .who = "main", .max = MAX_PRINT };
 #define failure(...)	nk_fail(&fails, __VA_ARGS__)
+/* A failure of the worker's operation op in this iteration: a wrong call. */
+#define wrong(w, op, fmt, ...)	do { (w)->st->bad[op]++; \
+	failure("iteration %ld: " fmt, (w)->iter, __VA_ARGS__); } while (0)
 
 /* lib/'s xorshift64*, reduced from bit 33 on */
 static __u64 rng;
@@ -149,39 +153,9 @@ static unsigned int rnd(unsigned int n)
 	return n ? (unsigned int)(x >> 33) % n : 0;
 }
 
-/* ---- netlink, on lib/: a socket per netns ---- */
+/* ---- netlink, on lib/: a socket per netns; the last extack here ---- */
 
 static char extack[256];
-
-/* 0 or -errno of an ack, the extack in extack. */
-static int nl_talk(struct nk_nl *nl, struct nk_msg *m)
-{
-	return nk_nl_talk(nl, m, extack, sizeof(extack));
-}
-
-static int move_link(struct nk_nl *nl, int ifindex, int nsfd)
-{
-	struct nk_msg m;
-
-	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
-	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
-	return nl_talk(nl, &m);
-}
-
-/* RTM_NEWLINK of a netkit pair; the peer goes to peer_nsfd if >= 0. */
-static int new_pair(struct nk_nl *nl, const char *name, const char *peer_name,
-		    __u32 mode, __u32 policy, __u32 peer_policy, int peer_nsfd)
-{
-	struct nk_pair_spec sp = NK_PAIR_SPEC(name, peer_name);
-	struct nk_msg m;
-
-	sp.mode = mode;
-	sp.policy = policy;
-	sp.peer_policy = peer_policy;
-	sp.peer_nsfd = peer_nsfd;
-	nk_netkit_pair(&m, NLM_F_ACK, &sp);
-	return nl_talk(nl, &m);
-}
 
 /* ---- namespaces ---- */
 
@@ -232,14 +206,6 @@ static int new_netns(int home_fd, struct nk_nl *rtnl, int *packet)
 static int prog_load(int type, int verdict, const char *name)
 {
 	return nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, type, verdict, name);
-}
-
-static int prog_id(int fd)
-{
-	struct bpf_prog_info info;
-	int err = nk_obj_info(fd, &info, sizeof(info));
-
-	return err ? err : (int)info.id;
 }
 
 
@@ -301,7 +267,7 @@ static int check(struct worker *w, int op, const char *what, int got, int want)
 	}
 	w->st->bad[op]++;
 	failure("iteration %ld %s: %s: expected %s, got %s%s%s", w->iter,
-		op_name[op], what, nk_errname(want), nk_errname(got),
+		ops[op].name, what, nk_errname(want), nk_errname(got),
 		extack[0] ? ", extack: " : "", extack);
 	return -1;
 }
@@ -355,26 +321,17 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query
 		       const char *when)
 {
 	struct hook *h = &p->hook[hk];
-	char exp[256] = "", got[256] = "";
+	char exp[256] = "", got[1024] = "";
 	__u64 rev = h->n ? h->rev : 1;
-	int err, i, bad = 0;
+	int err, i;
 
 	err = nk_query(p->ifindex, hook_type[hk], q);
 	if (err) {
-		w->st->bad[w->op]++;
-		failure("iteration %ld: BPF_PROG_QUERY %s %s %s: %s", w->iter,
-			p->name, hook_name[hk], when, nk_errname(err));
+		wrong(w, w->op, "BPF_PROG_QUERY %s %s %s: %s", p->name, hook_name[hk], when,
+		      nk_errname(err));
 		return -1;
 	}
-	if (q->count != (__u32)h->n || q->revision != rev)
-		bad = 1;
-	for (i = 0; !bad && i < h->n; i++)
-		if (q->prog_ids[i] != w->pool[hk][h->a[i].prog].id ||
-		    q->link_ids[i] != (h->a[i].link_fd < 0 ? 0 : h->a[i].link_id))
-			bad = 1;
-	if (!bad)
-		return 0;
-	w->st->bad[w->op]++;
+	/* the prog/link id pairs of the model and of the kernel */
 	for (i = 0; i < h->n; i++)
 		snprintf(exp + strlen(exp), sizeof(exp) - strlen(exp), " %u/%u",
 			 w->pool[hk][h->a[i].prog].id,
@@ -382,9 +339,10 @@ static int verify_hook(struct worker *w, struct pair *p, int hk, struct nk_query
 	for (i = 0; i < (int)q->count && i < 64; i++)
 		snprintf(got + strlen(got), sizeof(got) - strlen(got), " %u/%u",
 			 q->prog_ids[i], q->link_ids[i]);
-	failure("iteration %ld: %s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
-		w->iter, p->name, hook_name[hk], when, (unsigned long long)rev,
-		exp, (unsigned long long)q->revision, got);
+	if (q->count == (__u32)h->n && q->revision == rev && !strcmp(exp, got))
+		return 0;
+	wrong(w, w->op, "%s %s hook %s differs from the model: expected revision %llu, prog/link ids [%s ], got revision %llu, [%s ]",
+	      p->name, hook_name[hk], when, rev, exp, q->revision, got);
 	return -1;
 }
 
@@ -400,47 +358,80 @@ static void resync(struct worker *w, struct pair *p)
  */
 static __u32 relative_of(struct worker *w, int hk, struct att *a, __u32 *flags)
 {
-	int how = rnd(a->link_fd >= 0 ? 4 : 2);
+	int how = rnd(a->link_fd >= 0 ? 4 : 2);	/* bit 0: by id, bit 1: the link */
 
-	switch (how) {
-	case 0:
-		return w->pool[hk][a->prog].fd;
-	case 1:
-		*flags |= BPF_F_ID;
-		return w->pool[hk][a->prog].id;
-	case 2:
-		*flags |= BPF_F_LINK;
-		return a->link_fd;
-	default:
-		*flags |= BPF_F_LINK | BPF_F_ID;
-		return a->link_id;
-	}
+	*flags |= (how & 1 ? BPF_F_ID : 0) | (how & 2 ? BPF_F_LINK : 0);
+	if (how & 2)
+		return how & 1 ? a->link_id : (__u32)a->link_fd;
+	return how & 1 ? w->pool[hk][a->prog].id : (__u32)w->pool[hk][a->prog].fd;
 }
 
 /* expected_revision: none, what BPF_PROG_QUERY said, the model's, stale. */
 static __u64 pick_revision(struct hook *h, struct nk_query *q, int stale)
 {
+	int how;
+
 	if (stale)
 		return rnd(2) && h->rev > 1 ? h->rev - 1 : h->rev + 1 + rnd(3);
-	switch (rnd(3)) {
-	case 0:
-		return 0;
-	case 1:
-		return q->revision;
-	default:
-		return h->rev;
-	}
+	how = rnd(3);
+	return how == 0 ? 0 : how == 1 ? q->revision : h->rev;
 }
 
-static void do_create(struct worker *w);
-static void do_detach(struct worker *w);
+static void do_create(struct worker *w, int arg __maybe_unused);
+static void do_detach(struct worker *w, int arg __maybe_unused);
+
+/*
+ * A random attachment by link (link 1) or by BPF_PROG_ATTACH (link 0):
+ * its pair, hook and index, or NULL if there is none.
+ */
+static struct pair *random_att(struct worker *w, int link, int *hk, int *idx)
+{
+	struct pair *found = NULL;
+	int i, h, k, n = 0;
+
+	for (i = 0; i < MAX_PAIRS; i++) {
+		if (!w->pair[i].used)
+			continue;
+		for (h = 0; h < 2; h++)
+			for (k = 0; k < w->pair[i].hook[h].n; k++)
+				if ((w->pair[i].hook[h].a[k].link_fd >= 0) == link &&
+				    !rnd(++n)) {
+					found = &w->pair[i];
+					*hk = h;
+					*idx = k;
+				}
+	}
+	return found;
+}
+
+/*
+ * Start operation op on hook hk of p: count it and compare the hook with
+ * the kernel first; on a difference the pair is dropped, and -1.
+ */
+static int op_begin(struct worker *w, int op, struct pair *p, int hk,
+		    struct nk_query *q)
+{
+	w->st->n[w->op = op]++;
+	if (!verify_hook(w, p, hk, q, "before"))
+		return 0;
+	resync(w, p);
+	return -1;
+}
+
+/* Attachment j leaves the hook: a new revision. */
+static void hook_remove(struct hook *h, int j)
+{
+	memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
+	h->n--;
+	h->rev++;
+}
 
 /* BPF_PROG_ATTACH (link == 0) or BPF_LINK_CREATE (link == 1). */
 static void do_attach(struct worker *w, int link)
 {
 	int op = link ? OP_LINK : OP_ATTACH;
 	__u32 flags = 0, relative = 0;
-	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k;
+	int hk, j = -1, pos, replace = -1, want = 0, got, prog, v, k, how;
 	struct nk_query q;
 	struct pair *p;
 	struct hook *h;
@@ -449,20 +440,17 @@ static void do_attach(struct worker *w, int link)
 
 	p = random_pair(w);
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	hk = rnd(2);
 	h = &p->hook[hk];
 	if (h->n >= MAX_ATT) {
-		do_detach(w);
+		do_detach(w, 0);
 		return;
 	}
-	w->st->n[w->op = op]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, op, p, hk, &q))
 		return;
-	}
 	prog = free_prog(h);
 	pos = h->n;
 	v = rnd(10);
@@ -481,29 +469,22 @@ static void do_attach(struct worker *w, int link)
 		flags = BPF_F_AFTER;
 		break;
 	case 3:	/* before attachment j */
-		j = rnd(h->n);
-		flags = BPF_F_BEFORE;
-		relative = relative_of(w, hk, &h->a[j], &flags);
-		pos = j;
-		break;
 	case 4:	/* after attachment j */
 		j = rnd(h->n);
-		flags = BPF_F_AFTER;
+		flags = v == 3 ? BPF_F_BEFORE : BPF_F_AFTER;
 		relative = relative_of(w, hk, &h->a[j], &flags);
-		pos = j + 1;
+		pos = v == 3 ? j : j + 1;
 		break;
 	case 5:	/* replace a program attachment, maybe with a position */
 		for (k = 0, j = -1; k < h->n; k++)
 			if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
 				j = k;
-		if (j < 0) {
-			/* nothing to replace: a program not on the hook */
-			flags = BPF_F_REPLACE;
+		flags = BPF_F_REPLACE;
+		if (j < 0) {	/* nothing to replace: a program not on the hook */
 			replace = w->pool[hk][free_prog_except(h, prog)].fd;
 			want = -ENOENT;
 			break;
 		}
-		flags = BPF_F_REPLACE;
 		replace = w->pool[hk][h->a[j].prog].fd;
 		pos = j;
 		if (j + 1 < h->n && rnd(2)) {
@@ -514,22 +495,13 @@ static void do_attach(struct worker *w, int link)
 			relative = relative_of(w, hk, &h->a[j - 1], &flags);
 		}
 		break;
-	case 6:	/* relative to a program that is not on the hook */
+	case 6:	/* relative to a program not on the hook: fd, id, or no such id */
 		flags = rnd(2) ? BPF_F_BEFORE : BPF_F_AFTER;
 		k = free_prog_except(h, prog);
-		switch (rnd(3)) {
-		case 0:
-			relative = w->pool[hk][k].fd;
-			break;
-		case 1:
-			flags |= BPF_F_ID;
-			relative = w->pool[hk][k].id;
-			break;
-		default:
-			flags |= BPF_F_ID;
-			relative = 0x7ffffff0;	/* no such program */
-			break;
-		}
+		how = rnd(3);
+		flags |= how ? BPF_F_ID : 0;
+		relative = how == 0 ? (__u32)w->pool[hk][k].fd : how == 1 ? w->pool[hk][k].id :
+			   0x7ffffff0;
 		want = -ENOENT;
 		break;
 	case 7:	/* a program that is already on the hook */
@@ -560,8 +532,7 @@ static void do_attach(struct worker *w, int link)
 	snprintf(what, sizeof(what),
 		 "%s %s %s prog %u flags %#x relative %u replace %d expected_revision %llu (model %llu, %d attached)",
 		 link ? "BPF_LINK_CREATE" : "BPF_PROG_ATTACH", p->name,
-		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace,
-		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+		 hook_name[hk], w->pool[hk][prog].id, flags, relative, replace, rev, h->rev, h->n);
 	if (link)
 		got = nk_link_create(p->ifindex, hook_type[hk],
 				      w->pool[hk][prog].fd, flags, relative, rev);
@@ -586,11 +557,9 @@ static void do_attach(struct worker *w, int link)
 				struct bpf_link_info li;
 				int err = nk_link_info(got, &li);
 
-				if (err) {
-					w->st->bad[op]++;
-					failure("iteration %ld: BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
-						w->iter, nk_errname(err));
-				}
+				if (err)
+					wrong(w, op, "BPF_OBJ_GET_INFO_BY_FD of a new link: %s",
+					      nk_errname(err));
 				h->a[pos].link_fd = got;
 				h->a[pos].link_id = li.id;
 			}
@@ -602,28 +571,8 @@ static void do_attach(struct worker *w, int link)
 		resync(w, p);
 }
 
-/* A random hook with a program attached by BPF_PROG_ATTACH, if any. */
-static struct pair *random_prog_hook(struct worker *w, int *hk)
-{
-	struct pair *found = NULL;
-	int i, h, k, n = 0;
-
-	for (i = 0; i < MAX_PAIRS; i++) {
-		if (!w->pair[i].used)
-			continue;
-		for (h = 0; h < 2; h++)
-			for (k = 0; k < w->pair[i].hook[h].n; k++)
-				if (w->pair[i].hook[h].a[k].link_fd < 0 &&
-				    !rnd(++n)) {
-					found = &w->pair[i];
-					*hk = h;
-				}
-	}
-	return found;
-}
-
 /* BPF_PROG_DETACH */
-static void do_detach(struct worker *w)
+static void do_detach(struct worker *w, int arg __maybe_unused)
 {
 	__u32 flags = 0, relative = 0;
 	int hk = 0, j = -1, k, v, want = 0, got, fd = 0;
@@ -634,34 +583,28 @@ static void do_detach(struct worker *w)
 	char what[160];
 
 	/* mostly where there is something to detach */
-	p = rnd(4) ? random_prog_hook(w, &hk) : NULL;
+	p = rnd(4) ? random_att(w, 0, &hk, &k) : NULL;
 	if (!p) {
 		p = random_pair(w);
 		hk = rnd(2);
 	}
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	h = &p->hook[hk];
-	w->st->n[w->op = OP_DETACH]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, OP_DETACH, p, hk, &q))
 		return;
-	}
 	for (k = 0; k < h->n; k++)
 		if (h->a[k].link_fd < 0 && (j < 0 || rnd(2)))
 			j = k;
 	v = rnd(10);
 	if (j < 0 && v < 4)
 		v = 4 + rnd(6);
+	if (v < 4)	/* 0-3: by the fd of program attachment j; 0, 1: that only */
+		fd = w->pool[hk][h->a[j].prog].fd;
 	switch (v) {
-	case 0:
-	case 1:	/* by program fd */
-		fd = w->pool[hk][h->a[j].prog].fd;
-		break;
 	case 2:	/* by fd, with a consistent position */
-		fd = w->pool[hk][h->a[j].prog].fd;
 		if (j + 1 < h->n) {
 			flags = BPF_F_BEFORE;
 			relative = relative_of(w, hk, &h->a[j + 1], &flags);
@@ -671,7 +614,6 @@ static void do_detach(struct worker *w)
 		}
 		break;
 	case 3:	/* by fd, before an attachment it is not in front of */
-		fd = w->pool[hk][h->a[j].prog].fd;
 		flags = BPF_F_BEFORE;
 		do
 			k = rnd(h->n);
@@ -684,15 +626,12 @@ static void do_detach(struct worker *w)
 		j = 0;
 		break;
 	case 5:	/* the last one, without fd */
-		flags = BPF_F_AFTER;
-		j = h->n - 1;
-		break;
 	case 6:	/* without fd and flags: the last one too */
+		flags = v == 5 ? BPF_F_AFTER : 0;
 		j = h->n - 1;
 		break;
 	case 7:	/* a program that is not on the hook */
 		fd = w->pool[hk][free_prog(h)].fd;
-		j = -1;
 		want = -ENOENT;
 		break;
 	case 8:	/* the program of a link */
@@ -705,7 +644,6 @@ static void do_detach(struct worker *w)
 		} else {
 			fd = w->pool[hk][h->a[j].prog].fd;
 			want = -EBUSY;
-			j = -1;
 		}
 		break;
 	case 9:	/* stale revision, else by position */
@@ -713,62 +651,31 @@ static void do_detach(struct worker *w)
 		j = 0;
 		break;
 	}
-	if (v >= 4 && v <= 6 && !want && j >= 0 && h->n && h->a[j].link_fd >= 0) {
+	if (v >= 4 && v <= 6 && !want && j >= 0 && h->n && h->a[j].link_fd >= 0)
 		want = -EBUSY;
-		j = -1;
-	}
-	if (v == 9 && h->n && h->a[0].link_fd >= 0) {
+	if (v == 9 && h->n && h->a[0].link_fd >= 0)
 		want = -EBUSY;
-		j = -1;
-	}
 	rev = pick_revision(h, &q, v == 9);
 	if (rev && rev != h->rev)
 		want = -ESTALE;
 	if (!h->n)	/* netkit: no entry, before bpf_mprog_detach() */
 		want = -ENOENT;
-	if (want)
-		j = -1;
 	snprintf(what, sizeof(what),
 		 "BPF_PROG_DETACH %s %s fd %s flags %#x relative %u expected_revision %llu (model %llu, %d attached)",
-		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative,
-		 (unsigned long long)rev, (unsigned long long)h->rev, h->n);
+		 p->name, hook_name[hk], fd ? "set" : "0", flags, relative, rev, h->rev, h->n);
 	got = nk_prog_detach(p->ifindex, hook_type[hk], fd, flags, relative, rev);
 	if (check(w, OP_DETACH, what, got, want)) {
 		resync(w, p);
 		return;
 	}
-	if (!want) {
-		memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
-		h->n--;
-		h->rev++;
-	}
+	if (!want)
+		hook_remove(h, j);
 	if (verify_hook(w, p, hk, &q, "after"))
 		resync(w, p);
 }
 
-/* A random link attachment: returns its pair, hook and index, or NULL. */
-static struct pair *random_link(struct worker *w, int *hk, int *idx)
-{
-	int i, h, k, n = 0;
-	struct pair *found = NULL;
-
-	for (i = 0; i < MAX_PAIRS; i++) {
-		if (!w->pair[i].used)
-			continue;
-		for (h = 0; h < 2; h++)
-			for (k = 0; k < w->pair[i].hook[h].n; k++)
-				if (w->pair[i].hook[h].a[k].link_fd >= 0 &&
-				    !rnd(++n)) {
-					found = &w->pair[i];
-					*hk = h;
-					*idx = k;
-				}
-	}
-	return found;
-}
-
 /* BPF_LINK_UPDATE of a live link */
-static void do_update(struct worker *w)
+static void do_update(struct worker *w, int arg __maybe_unused)
 {
 	int hk, j, v, prog, want = 0, got, old = 0, k;
 	__u32 flags = 0;
@@ -778,26 +685,20 @@ static void do_update(struct worker *w)
 	struct att *a;
 	char what[160];
 
-	p = random_link(w, &hk, &j);
+	p = random_att(w, 1, &hk, &j);
 	if (!p) {
 		do_attach(w, 1);
 		return;
 	}
 	h = &p->hook[hk];
 	a = &h->a[j];
-	w->st->n[w->op = OP_UPDATE]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, OP_UPDATE, p, hk, &q))
 		return;
-	}
 	prog = free_prog(h);
 	v = rnd(8);
 	if (v == 6 && h->n < 2)
 		v = 0;
-	switch (v) {
-	case 0:
-	case 1:
-		break;
+	switch (v) {	/* 0, 1: a free program, no flags */
 	case 2:
 	case 3:	/* BPF_F_REPLACE with the current program */
 		flags = BPF_F_REPLACE;
@@ -839,48 +740,45 @@ static void do_update(struct worker *w)
 		resync(w, p);
 }
 
+/* A call on a defunct link, checked as part of OP_DEFUNCT. */
+static int defunct_check(struct worker *w, struct pair *p, int hk, struct att *a,
+			 const char *call, int got, int want)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "link %u of deleted %s %s: %s", a->link_id,
+		 p->name, hook_name[hk], call);
+	return check(w, OP_DEFUNCT, what, got, want);
+}
+
 /* A defunct link: update fails with ENOLINK, detach and close succeed. */
 static void defunct_link(struct worker *w, struct pair *p, int hk, struct att *a)
 {
 	struct bpf_link_info li;
-	char what[128];
 	int err, prog = rnd(NPOOL);
 
 	w->st->n[w->op = OP_DEFUNCT]++;
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_UPDATE",
-		 a->link_id, p->name, hook_name[hk]);
 	if (rnd(2))
 		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd,
 				      BPF_F_REPLACE, w->pool[hk][a->prog].fd);
 	else
 		err = nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0);
-	if (!check(w, OP_DEFUNCT, what, err, -ENOLINK)) {
+	if (!defunct_check(w, p, hk, a, "BPF_LINK_UPDATE", err, -ENOLINK)) {
 		err = nk_link_info(a->link_fd, &li);
 		if (err || li.netkit.ifindex || li.netkit.attach_type !=
 		    (__u32)hook_type[hk] || li.id != a->link_id ||
 		    li.prog_id != w->pool[hk][a->prog].id) {
-			w->st->bad[OP_DEFUNCT]++;
-			failure("iteration %ld: link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
-				w->iter, a->link_id, p->name, nk_errname(err),
-				li.netkit.ifindex, li.netkit.attach_type,
-				li.prog_id, hook_type[hk],
-				w->pool[hk][a->prog].id);
+			wrong(w, OP_DEFUNCT, "link %u of deleted %s: info %s, ifindex %u attach_type %u prog %u (expected 0, %d, %u)",
+			      a->link_id, p->name, nk_errname(err), li.netkit.ifindex,
+			      li.netkit.attach_type, li.prog_id, hook_type[hk],
+			      w->pool[hk][a->prog].id);
 		}
 	}
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: BPF_LINK_DETACH",
-		 a->link_id, p->name, hook_name[hk]);
-	check(w, OP_DEFUNCT, what, nk_link_detach(a->link_fd), 0);
-	if (rnd(2)) {
-		snprintf(what, sizeof(what),
-			 "link %u of deleted %s %s: BPF_LINK_UPDATE after detach",
-			 a->link_id, p->name, hook_name[hk]);
-		check(w, OP_DEFUNCT, what,
-		      nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0),
-		      -ENOLINK);
-	}
-	snprintf(what, sizeof(what), "link %u of deleted %s %s: close",
-		 a->link_id, p->name, hook_name[hk]);
-	check(w, OP_DEFUNCT, what, close(a->link_fd) ? -errno : 0, 0);
+	defunct_check(w, p, hk, a, "BPF_LINK_DETACH", nk_link_detach(a->link_fd), 0);
+	if (rnd(2))
+		defunct_check(w, p, hk, a, "BPF_LINK_UPDATE after detach",
+			      nk_link_update(a->link_fd, w->pool[hk][prog].fd, 0, 0), -ENOLINK);
+	defunct_check(w, p, hk, a, "close", close(a->link_fd) ? -errno : 0, 0);
 	a->link_fd = -1;
 }
 
@@ -895,21 +793,16 @@ static void do_link_release(struct worker *w, int detach)
 	struct att a;
 	char what[128];
 
-	p = random_link(w, &hk, &j);
+	p = random_att(w, 1, &hk, &j);
 	if (!p) {
 		do_attach(w, 1);
 		return;
 	}
 	h = &p->hook[hk];
 	a = h->a[j];
-	w->st->n[w->op = op]++;
-	if (verify_hook(w, p, hk, &q, "before")) {
-		resync(w, p);
+	if (op_begin(w, op, p, hk, &q))
 		return;
-	}
-	memmove(&h->a[j], &h->a[j + 1], (h->n - j - 1) * sizeof(h->a[0]));
-	h->n--;
-	h->rev++;
+	hook_remove(h, j);
 	snprintf(what, sizeof(what), "%s link %u on %s %s",
 		 detach ? "BPF_LINK_DETACH" : "close", a.link_id, p->name,
 		 hook_name[hk]);
@@ -945,13 +838,23 @@ static void pair_gone(struct worker *w, struct pair *p)
 	p->used = 0;
 }
 
-static void do_create(struct worker *w)
+/* Both ends up, checked as part of operation op: 0 or -1. */
+static int pair_up(struct worker *w, struct pair *p, int op)
+{
+	int err = nk_pair_up(&w->home_rtnl, p->ifindex, peer_rtnl(w, p), p->peer_ifindex, 0);
+
+	p->up = !check(w, op, "setting the pair up", err, 0);
+	return p->up ? 0 : -1;
+}
+
+static void do_create(struct worker *w, int arg __maybe_unused)
 {
 	int i, ns, via_fd, err, slot = -1, up;
 	__u32 mode = rnd(2) ? NETKIT_L2 : NETKIT_L3;
 	__u32 pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
 	__u32 peer_pol = rnd(2) ? NETKIT_PASS : NETKIT_DROP;
 	struct nk_link li, lp;
+	struct nk_pair_spec sp;
 	struct pair *p;
 	char what[160];
 
@@ -978,8 +881,9 @@ static void do_create(struct worker *w)
 		 ns < 0 ? "in the same netns" : via_fd ?
 		 "into another netns by IFLA_NET_NS_FD" : "moved into another netns",
 		 up ? ", set up" : "");
-	err = new_pair(&w->home_rtnl, p->name, p->peer_name, mode, pol, peer_pol,
-		       via_fd ? w->ns_fd[ns] : -1);
+	sp = (struct nk_pair_spec){ .name = p->name, .peer = p->peer_name, .mode = mode,
+		.policy = pol, .peer_policy = peer_pol, .peer_nsfd = via_fd ? w->ns_fd[ns] : -1 };
+	err = nk_netkit_add(&w->home_rtnl, &sp, extack, sizeof(extack));
 	if (check(w, OP_CREATE, what, err, 0))
 		return;
 	err = nk_link_get(&w->home_rtnl, 0, p->name, &li);
@@ -995,7 +899,7 @@ static void do_create(struct worker *w)
 	p->peer_policy = peer_pol;
 	err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
 	if (!err && ns >= 0 && !via_fd) {
-		err = move_link(&w->home_rtnl, lp.ifindex, w->ns_fd[ns]);
+		err = nk_link_move(&w->home_rtnl, lp.ifindex, w->ns_fd[ns], extack, sizeof(extack));
 		if (!check(w, OP_CREATE, "moving the peer to another netns", err, 0))
 			p->ns = ns;
 		err = nk_link_get(peer_rtnl(w, p), 0, p->peer_name, &lp);
@@ -1009,27 +913,18 @@ static void do_create(struct worker *w)
 		return;
 	}
 	p->peer_ifindex = lp.ifindex;
-	for (i = 0; i < 2; i++) {
-		p->hook[i].rev = 1;
-		p->hook[i].n = 0;
-	}
+	p->hook[0].rev = p->hook[1].rev = 1;	/* n is 0 */
 	if (!li.netkit || !lp.netkit || li.primary != 1 || lp.primary != 0 ||
 	    li.mode != (int)mode || lp.mode != (int)mode ||
 	    li.policy != (int)pol || li.peer_policy != (int)peer_pol ||
 	    lp.policy != (int)peer_pol || lp.peer_policy != (int)pol ||
 	    li.link != lp.ifindex || lp.link != li.ifindex) {
-		w->st->bad[OP_CREATE]++;
-		failure("iteration %ld: %s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
-			w->iter, what, li.primary, li.mode, li.policy,
-			li.peer_policy, li.link, lp.primary, lp.mode, lp.policy,
-			lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
+		wrong(w, OP_CREATE, "%s: read back primary %d mode %d policy %d peer_policy %d iflink %d, peer %d mode %d policy %d peer_policy %d iflink %d, ifindexes %d/%d",
+		      what, li.primary, li.mode, li.policy, li.peer_policy, li.link, lp.primary,
+		      lp.mode, lp.policy, lp.peer_policy, lp.link, li.ifindex, lp.ifindex);
 	}
-	if (up) {
-		err = nk_link_up(&w->home_rtnl, p->ifindex);
-		if (!err)
-			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
-		p->up = !check(w, OP_CREATE, "setting the pair up", err, 0);
-	}
+	if (up)
+		pair_up(w, p, OP_CREATE);
 }
 
 /* Delete a pair through the primary or the peer; both must go away. */
@@ -1037,7 +932,7 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 {
 	struct nk_link li;
 	char what[128];
-	int err;
+	int err, end;
 
 	if (!p || !p->used)
 		return;
@@ -1049,23 +944,18 @@ static void delete_pair(struct worker *w, struct pair *p, int via_peer, int op)
 	else
 		err = nk_link_del(&w->home_rtnl, p->ifindex);
 	check(w, op, what, err, 0);
-	err = nk_link_get(&w->home_rtnl, p->ifindex, NULL, &li);
-	if (err != -ENODEV) {
-		w->st->bad[op]++;
-		failure("iteration %ld: after %s the primary: %s, expected ENODEV",
-			w->iter, what, nk_errname(err));
-	}
-	err = nk_link_get(peer_rtnl(w, p), p->peer_ifindex, NULL, &li);
-	if (err != -ENODEV) {
-		w->st->bad[op]++;
-		failure("iteration %ld: after %s the peer: %s, expected ENODEV",
-			w->iter, what, nk_errname(err));
+	for (end = 0; end < 2; end++) {
+		err = nk_link_get(end ? peer_rtnl(w, p) : &w->home_rtnl,
+				  end ? p->peer_ifindex : p->ifindex, NULL, &li);
+		if (err != -ENODEV)
+			wrong(w, op, "after %s the %s: %s, expected ENODEV", what, hook_name[end],
+			      nk_errname(err));
 	}
 	pair_gone(w, p);
 }
 
 /* Drop the last reference of a peer namespace; its pairs must go away. */
-static void do_netns_del(struct worker *w)
+static void do_netns_del(struct worker *w, int arg __maybe_unused)
 {
 	int i, k, hk, ns = rnd(NS_PEERS), err;
 	struct nk_link li;
@@ -1087,9 +977,8 @@ static void do_netns_del(struct worker *w)
 		       nk_now() < deadline)
 			usleep(2000);
 		if (err != -ENODEV) {
-			w->st->bad[OP_NETNS_DEL]++;
-			failure("iteration %ld: %s of a pair whose peer's netns is gone: %s, expected ENODEV",
-				w->iter, p->name, nk_errname(err));
+			wrong(w, OP_NETNS_DEL, "%s of a pair whose peer's netns is gone: %s, expected ENODEV",
+			      p->name, nk_errname(err));
 			/* beyond reach now: let the links go */
 			for (hk = 0; hk < 2; hk++)
 				for (k = 0; k < p->hook[hk].n; k++)
@@ -1103,17 +992,17 @@ static void do_netns_del(struct worker *w)
 	}
 	w->ns_fd[ns] = new_netns(w->home_fd, &w->ns_rtnl[ns], &w->ns_packet[ns]);
 	if (w->ns_fd[ns] < 0) {
-		w->st->bad[OP_NETNS_DEL]++;
-		failure("iteration %ld: making a netns: %s", w->iter,
-			nk_errname(w->ns_fd[ns]));
+		wrong(w, OP_NETNS_DEL, "making a netns: %s", nk_errname(w->ns_fd[ns]));
 		exit(1);
 	}
 	w->st->ok[OP_NETNS_DEL]++;
 }
 
 /* Attach, detach or query through a device that is not a netkit primary. */
-static void do_wrong_dev(struct worker *w)
+static void do_wrong_dev(struct worker *w, int arg __maybe_unused)
 {
+	static const char *const calls[] = { "BPF_PROG_ATTACH", "BPF_LINK_CREATE",
+					     "BPF_PROG_DETACH", "BPF_PROG_QUERY" };
 	struct pair *p = random_pair(w);
 	int ifindex, want, got, hk = rnd(2), what = rnd(4);
 	struct nk_query q;
@@ -1130,29 +1019,20 @@ static void do_wrong_dev(struct worker *w)
 		ifindex = 0x7ffffff0;		/* no such device */
 		want = -ENODEV;
 	}
-	switch (what) {
-	case 0:
+	if (what == 0)
 		got = nk_prog_attach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0, 0);
-		break;
-	case 1:
-		got = nk_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd,
-				      0, 0, 0);
-		if (got >= 0) {
-			close(got);
-			got = 0;
-		}
-		break;
-	case 2:
+	else if (what == 1)
+		got = nk_link_create(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
+	else if (what == 2)
 		got = nk_prog_detach(ifindex, hook_type[hk], w->pool[hk][0].fd, 0, 0, 0);
-		break;
-	default:
+	else
 		got = nk_query(ifindex, hook_type[hk], &q);
-		break;
+	if (what == 1 && got >= 0) {
+		close(got);	/* a link: let it go again */
+		got = 0;
 	}
-	snprintf(desc, sizeof(desc), "%s %s through ifindex %d",
-		 what == 0 ? "BPF_PROG_ATTACH" : what == 1 ? "BPF_LINK_CREATE" :
-		 what == 2 ? "BPF_PROG_DETACH" : "BPF_PROG_QUERY",
-		 hook_name[hk], ifindex);
+	snprintf(desc, sizeof(desc), "%s %s through ifindex %d", calls[what], hook_name[hk],
+		 ifindex);
 	check(w, OP_WRONG_DEV, desc, got, want);
 }
 
@@ -1160,7 +1040,7 @@ static void do_wrong_dev(struct worker *w)
  * One frame through the primary (hook 0) or the peer (hook 1). Every pool program returns NETKIT_NEXT or NETKIT_PASS, so with
  * any attached the frame passes; without, the device's policy decides.
  */
-static void do_xmit(struct worker *w)
+static void do_xmit(struct worker *w, int arg __maybe_unused)
 {
 	static const unsigned char frame[60] = {
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,	/* broadcast */
@@ -1175,18 +1055,12 @@ static void do_xmit(struct worker *w)
 	char what[200];
 
 	if (!p) {
-		do_create(w);
+		do_create(w, 0);
 		return;
 	}
 	w->st->n[w->op = OP_XMIT]++;
-	if (!p->up) {
-		err = nk_link_up(&w->home_rtnl, p->ifindex);
-		if (!err)
-			err = nk_link_up(peer_rtnl(w, p), p->peer_ifindex);
-		if (check(w, OP_XMIT, "setting the pair up", err, 0))
-			return;
-		p->up = 1;
-	}
+	if (!p->up && pair_up(w, p, OP_XMIT))
+		return;
 	err = nk_link_wait_oper_up(&w->home_rtnl, p->ifindex, 20);
 	if (!err)
 		err = nk_link_wait_oper_up(peer_rtnl(w, p), p->peer_ifindex, 20);
@@ -1227,27 +1101,57 @@ static void do_xmit(struct worker *w)
 	    s1.st.tx_dropped - s0.st.tx_dropped != (__u64)!pass ||
 	    r1.st.rx_packets - r0.st.rx_packets != (__u64)pass ||
 	    r1.st.rx_bytes - r0.st.rx_bytes != (__u64)(pass ? sizeof(frame) : 0)) {
-		w->st->bad[OP_XMIT]++;
-		failure("iteration %ld: %s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
-			w->iter, what,
-			(unsigned long long)(s1.st.tx_packets - s0.st.tx_packets),
-			(unsigned long long)(s1.st.tx_bytes - s0.st.tx_bytes),
-			(unsigned long long)(s1.st.tx_dropped - s0.st.tx_dropped),
-			(unsigned long long)(r1.st.rx_packets - r0.st.rx_packets),
-			(unsigned long long)(r1.st.rx_bytes - r0.st.rx_bytes),
-			pass ? "1 packet of 60 bytes each way" : "1 drop");
+		wrong(w, OP_XMIT, "%s: counters moved by tx %llu packets %llu bytes %llu dropped, rx %llu packets %llu bytes; expected %s",
+		      what, s1.st.tx_packets - s0.st.tx_packets, s1.st.tx_bytes - s0.st.tx_bytes,
+		      s1.st.tx_dropped - s0.st.tx_dropped, r1.st.rx_packets - r0.st.rx_packets,
+		      r1.st.rx_bytes - r0.st.rx_bytes, pass ? "1 packet of 60 bytes each way" : "1 drop");
 	}
 }
+
+static void do_delete(struct worker *w, int arg)
+{
+	if (random_pair(w))
+		delete_pair(w, random_pair(w), rnd(2), OP_DELETE);
+	else
+		do_create(w, arg);
+}
+
+/* Delete a pair that has a link: its links go defunct (OP_DEFUNCT). */
+static void do_defunct(struct worker *w, int arg __maybe_unused)
+{
+	int hk, j;
+	struct pair *p = random_att(w, 1, &hk, &j);
+
+	if (p)
+		delete_pair(w, p, rnd(2), OP_DELETE);
+	else
+		do_attach(w, 1);
+}
+
+static const struct op ops[NOPS] = {
+	[OP_CREATE] = { "create", 13, do_create, 0 },
+	[OP_DELETE] = { "delete", 6, do_delete, 0 },
+	[OP_NETNS_DEL] = { "netns-del", 2, do_netns_del, 0 },
+	[OP_ATTACH] = { "attach", 16, do_attach, 0 },
+	[OP_DETACH] = { "detach", 12, do_detach, 0 },
+	[OP_LINK] = { "link", 16, do_attach, 1 },
+	[OP_UPDATE] = { "update", 14, do_update, 0 },
+	[OP_LINK_DET] = { "link-det", 5, do_link_release, 1 },
+	[OP_LINK_CLOSE] = { "link-close", 7, do_link_release, 0 },
+	[OP_WRONG_DEV] = { "wrong-dev", 3, do_wrong_dev, 0 },
+	[OP_XMIT] = { "xmit", 8, do_xmit, 0 },
+	[OP_DEFUNCT] = { "defunct-link", 0, do_defunct, 0 },
+};
 
 static int pick_op(void)
 {
 	int i, sum = 0, r;
 
 	for (i = 0; i < NOPS; i++)
-		sum += op_weight[i];
+		sum += ops[i].weight;
 	r = rnd(sum);
 	for (i = 0; i < NOPS; i++) {
-		r -= op_weight[i];
+		r -= ops[i].weight;
 		if (r < 0)
 			return i;
 	}
@@ -1278,8 +1182,7 @@ static int worker_main(int id)
 {
 	struct worker w = { .id = id, .st = &sh->w[id] };
 	char names[256];
-	int i, hk, n, err, op, j;
-	struct pair *p;
+	int i, hk, n, err, op;
 
 	snprintf(fails.who, sizeof(fails.who), "worker %d", id);
 	fails.count = &w.st->failures;
@@ -1289,22 +1192,11 @@ static int worker_main(int id)
 		failure("sched_setaffinity to CPU %d: %s", id, nk_errname(err));
 		return 1;
 	}
-	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare(CLONE_NEWNET): %s", nk_errname(-errno));
-		return 1;
-	}
-	if (no_ipv6()) {
-		failure("disable_ipv6 in the worker's netns: %s", nk_errname(-errno));
-		return 1;
-	}
-	w.packet = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
-	if (w.packet < 0) {
-		failure("AF_PACKET socket: %s", nk_errname(-errno));
-		return 1;
-	}
-	w.home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (w.home_fd < 0 || nk_nl_open(&w.home_rtnl, 0)) {
-		failure("home netns: %s", nk_errname(-errno));
+	/* a netns of its own, with the sockets of a peer netns */
+	w.home_fd = nk_netns_unshare();
+	err = w.home_fd < 0 ? w.home_fd : ns_socks(&(struct ns_socks){ &w.home_rtnl, &w.packet });
+	if (err) {
+		failure("home netns: %s", nk_errname(err));
 		return 1;
 	}
 	for (i = 0; i < NS_PEERS; i++) {
@@ -1320,15 +1212,12 @@ static int worker_main(int id)
 
 			snprintf(name, sizeof(name), "nks%d_%c%d", id, "ap"[hk], i);
 			w.pool[hk][i].fd = prog_load(hook_type[hk],
-						     i % 2 ? NETKIT_PASS : NETKIT_NEXT,
-						     name);
-			err = w.pool[hk][i].fd < 0 ? w.pool[hk][i].fd :
-				prog_id(w.pool[hk][i].fd);
-			if (err < 0) {
-				failure("BPF_PROG_LOAD %s: %s", name, nk_errname(err));
+						     i % 2 ? NETKIT_PASS : NETKIT_NEXT, name);
+			w.pool[hk][i].id = nk_prog_id(w.pool[hk][i].fd);
+			if (!w.pool[hk][i].id) {
+				failure("BPF_PROG_LOAD %s: %s", name, nk_errname(-errno));
 				return 1;
 			}
-			w.pool[hk][i].id = err;
 		}
 
 	while (nk_now() - t_start < time_cap) {
@@ -1338,52 +1227,9 @@ static int worker_main(int id)
 			break;
 		w.iter++;
 		w.st->iterations = w.iter;
-		if (op == OP_DEFUNCT) {
-			p = random_link(&w, &hk, &j);
-			if (p)
-				delete_pair(&w, p, rnd(2), OP_DELETE);
-			else
-				do_attach(&w, 1);
-			continue;
-		}
-		switch (op < 0 ? pick_op() : op) {
-		case OP_CREATE:
-			do_create(&w);
-			break;
-		case OP_DELETE:
-			if (random_pair(&w))
-				delete_pair(&w, random_pair(&w), rnd(2), OP_DELETE);
-			else
-				do_create(&w);
-			break;
-		case OP_NETNS_DEL:
-			do_netns_del(&w);
-			break;
-		case OP_ATTACH:
-			do_attach(&w, 0);
-			break;
-		case OP_DETACH:
-			do_detach(&w);
-			break;
-		case OP_LINK:
-			do_attach(&w, 1);
-			break;
-		case OP_UPDATE:
-			do_update(&w);
-			break;
-		case OP_LINK_DET:
-			do_link_release(&w, 1);
-			break;
-		case OP_LINK_CLOSE:
-			do_link_release(&w, 0);
-			break;
-		case OP_XMIT:
-			do_xmit(&w);
-			break;
-		case OP_WRONG_DEV:
-			do_wrong_dev(&w);
-			break;
-		}
+		if (op < 0)
+			op = pick_op();
+		ops[op].run(&w, ops[op].arg);
 	}
 
 	/* Tear down: the rest of the pairs, then nothing may be left. */
@@ -1397,17 +1243,8 @@ static int worker_main(int id)
 				i < 0 ? "the home" : "peer", i, nk_errname(n < 0 ? n : 0),
 				names);
 	}
-	for (hk = 0; hk < 2; hk++)
-		for (i = 0; i < NPOOL; i++)
-			close(w.pool[hk][i].fd);
-	for (i = 0; i < NS_PEERS; i++) {
-		nk_nl_close(&w.ns_rtnl[i]);
-		close(w.ns_packet[i]);
-		close(w.ns_fd[i]);
-	}
-	close(w.packet);
 	w.st->finished = 1;
-	return w.st->failures ? 1 : 0;
+	return w.st->failures ? 1 : 0;	/* programs, sockets, namespaces go with the process */
 }
 
 /* ---- traffic ---- */
@@ -1416,11 +1253,9 @@ static int traffic_main(void)
 {
 	struct tstats *t = &sh->t;
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(9) };
-	struct sockaddr_in src = { .sin_family = AF_INET, .sin_port = htons(9) };
-	int home_fd, b_fd, tx, rx = -1, err, i;
+	int home_fd, b_fd, tx, rx, err, i;
 	struct nk_nl home_rtnl, b_rtnl = { .fd = -1 };
 	int prog[3][2], link[2], cur[2] = { 0, 0 }, on[2] = { 0, 0 };
-	int bufsz = 1 << 20;
 	struct nk_link a1, b1, a2;
 	char payload[64] = "netkit-stress";
 	long sent = 0, received = 0, pkts, rounds = 0, toggles = 0;
@@ -1428,18 +1263,15 @@ static int traffic_main(void)
 	snprintf(fails.who, sizeof(fails.who), "traffic");
 	fails.count = &t->failures;
 	rng = seed ^ 0x5bd1e995;
-	if (unshare(CLONE_NEWNET) < 0) {
-		failure("unshare: %s", nk_errname(-errno));
+	home_fd = nk_netns_unshare();
+	b_fd = home_fd < 0 ? home_fd : new_netns(home_fd, &b_rtnl, NULL);
+	if (b_fd < 0 || nk_nl_open(&home_rtnl, 0)) {
+		failure("namespaces: %s", nk_errname(b_fd < 0 ? b_fd : -errno));
 		return 1;
 	}
-	home_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	b_fd = new_netns(home_fd, &b_rtnl, NULL);
-	if (home_fd < 0 || nk_nl_open(&home_rtnl, 0) || b_fd < 0) {
-		failure("namespaces: %s", nk_errname(-errno));
-		return 1;
-	}
-	err = new_pair(&home_rtnl, "nkt1", "nkt0", NETKIT_L3, NETKIT_PASS,
-		       NETKIT_PASS, b_fd);
+	err = nk_netkit_add(&home_rtnl, &(struct nk_pair_spec){ .name = "nkt1", .peer = "nkt0",
+			    .mode = NETKIT_L3, .policy = NETKIT_PASS, .peer_policy = NETKIT_PASS,
+			    .peer_nsfd = b_fd }, extack, sizeof(extack));
 	if (!err)
 		err = nk_link_get(&home_rtnl, 0, "nkt1", &a1);
 	if (!err)
@@ -1449,13 +1281,7 @@ static int traffic_main(void)
 	if (!err)
 		err = nk_addr_add(&b_rtnl, b1.ifindex, "10.77.0.2", 24);
 	if (!err)
-		err = nk_link_up(&home_rtnl, a1.ifindex);
-	if (!err)
-		err = nk_link_up(&b_rtnl, b1.ifindex);
-	if (!err)
-		err = nk_link_wait_oper_up(&home_rtnl, a1.ifindex, 20);
-	if (!err)
-		err = nk_link_wait_oper_up(&b_rtnl, b1.ifindex, 20);
+		err = nk_pair_up(&home_rtnl, a1.ifindex, &b_rtnl, b1.ifindex, 20);
 	if (err) {
 		failure("traffic pair nkt1/nkt0: %s%s%s", nk_errname(err),
 			extack[0] ? ": " : "", extack);
@@ -1479,17 +1305,10 @@ static int traffic_main(void)
 		}
 	}
 	inet_pton(AF_INET, "10.77.0.2", &dst.sin_addr);
-	inet_pton(AF_INET, "10.77.0.2", &src.sin_addr);
 	tx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (setns(b_fd, CLONE_NEWNET) == 0) {
-		rx = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (setns(home_fd, CLONE_NEWNET))
-			rx = -1;
-	}
-	if (tx < 0 || rx < 0 ||
-	    setsockopt(rx, SOL_SOCKET, SO_RCVBUF, &bufsz, sizeof(bufsz)) ||
-	    bind(rx, (struct sockaddr *)&src, sizeof(src))) {
-		failure("UDP sockets: %s", nk_errname(-errno));
+	rx = tx < 0 ? -errno : nk_udp_server(b_fd, home_fd, "10.77.0.2", 9, 1 << 20);
+	if (rx < 0) {
+		failure("UDP sockets: %s", nk_errname(rx));
 		return 1;
 	}
 	t->ready = 1;
@@ -1553,40 +1372,23 @@ static int traffic_main(void)
 		return 1;
 	}
 	say("# traffic: %ld datagrams sent, %ld received, %ld link updates, %ld program attaches/detaches; nkt1 tx %llu packets %llu bytes %llu dropped, nkt0 rx %llu packets %llu bytes",
-	    sent, received, (long)t->updates, toggles,
-	    (unsigned long long)a1.st.tx_packets, (unsigned long long)a1.st.tx_bytes,
-	    (unsigned long long)a1.st.tx_dropped,
-	    (unsigned long long)b1.st.rx_packets, (unsigned long long)b1.st.rx_bytes);
+	    sent, received, (long)t->updates, toggles, a1.st.tx_packets, a1.st.tx_bytes,
+	    a1.st.tx_dropped, b1.st.rx_packets, b1.st.rx_bytes);
 	pkts = a1.st.tx_packets + a1.st.tx_dropped;
-	if (pkts < sent)
-		failure("nkt1 tx packets + tx dropped %ld < %ld datagrams sent",
-			pkts, sent);
-	else
-		say("ok - traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
-		    pkts, sent);
-	if (b1.st.rx_packets < a1.st.tx_packets || b1.st.rx_packets > a2.st.tx_packets ||
-	    b1.st.rx_bytes < a1.st.tx_bytes || b1.st.rx_bytes > a2.st.tx_bytes)
-		failure("nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes: they must match",
-			(unsigned long long)b1.st.rx_packets,
-			(unsigned long long)b1.st.rx_bytes,
-			(unsigned long long)a1.st.tx_packets,
-			(unsigned long long)a2.st.tx_packets,
-			(unsigned long long)a1.st.tx_bytes,
-			(unsigned long long)a2.st.tx_bytes);
-	else
-		say("ok - traffic: nkt0 rx packets and bytes equal nkt1 tx");
-	if ((long)b1.st.rx_packets < received || received > sent)
-		failure("%ld datagrams received, nkt0 rx packets %llu, %ld sent",
-			received, (unsigned long long)b1.st.rx_packets, sent);
-	else
-		say("ok - traffic: received <= nkt0 rx packets and <= sent (%ld)",
-		    received);
+	nk_report(pkts >= sent, "traffic: nkt1 tx packets + dropped >= datagrams sent (%ld >= %ld)",
+		  pkts, sent);
+	nk_report(b1.st.rx_packets >= a1.st.tx_packets && b1.st.rx_packets <= a2.st.tx_packets &&
+		  b1.st.rx_bytes >= a1.st.tx_bytes && b1.st.rx_bytes <= a2.st.tx_bytes,
+		  "traffic: nkt0 rx packets and bytes equal nkt1 tx (nkt0 rx %llu packets %llu bytes, nkt1 tx %llu..%llu packets %llu..%llu bytes)",
+		  b1.st.rx_packets, b1.st.rx_bytes, a1.st.tx_packets, a2.st.tx_packets,
+		  a1.st.tx_bytes, a2.st.tx_bytes);
+	nk_report((long)b1.st.rx_packets >= received && received <= sent,
+		  "traffic: received <= nkt0 rx packets and <= sent (%ld received, nkt0 rx %llu, %ld sent)",
+		  received, b1.st.rx_packets, sent);
 	/* every program passes, and softirqs deliver before the next send */
-	if (received != sent)
-		failure("%ld of %ld datagrams arrived (nkt1 tx dropped %llu)",
-			received, sent, (unsigned long long)a1.st.tx_dropped);
-	else
-		say("ok - traffic: every datagram arrived (%ld)", received);
+	nk_report(received == sent, "traffic: every datagram arrived (%ld of %ld, nkt1 tx dropped %llu)",
+		  received, sent, a1.st.tx_dropped);
+	t->failures += nk_failures;
 
 	/* The pair goes; its links stay, defunct. */
 	err = nk_link_del(&home_rtnl, a1.ifindex);
@@ -1604,20 +1406,15 @@ static int traffic_main(void)
 		    close(prog[2][i]))
 			failure("close: %s", nk_errname(-errno));
 	}
-	close(tx);
-	close(rx);
 	for (i = 0; i < 2; i++) {
 		char names[64];
 
-		err = nk_links_names(i ? &b_rtnl : &home_rtnl, 1, names,
-				     sizeof(names));
+		err = nk_links_names(i ? &b_rtnl : &home_rtnl, 1, names, sizeof(names));
 		if (err)
 			failure("netkit devices left after deleting nkt1: %s%s",
 				nk_errname(err < 0 ? err : 0), names);
 	}
-	nk_nl_close(&b_rtnl);
-	close(b_fd);
-	return t->failures ? 1 : 0;
+	return t->failures ? 1 : 0;	/* the sockets and namespaces go with the process */
 }
 
 /* ---- main ---- */
@@ -1627,11 +1424,11 @@ static int traffic_main(void)
 int main(int argc, char **argv)
 {
 	static __u32 progs_before[16384], links_before[16384];
-	int np, nl, i, status, workers = 2, fail = 0, left_p, left_l;
+	int np, nl, i, op, status, workers = 2, fail = 0, left_p, left_l;
 	long sum[4][NOPS] = {}, total = 0, failures_main = 0, r0, r1, stale = 0;
 	const struct nk_opt opts[] = {
-		{ 'n', 'l', &required }, { 't', 'd', &time_cap },
-		{ 's', 'u', &seed }, { 'w', 'i', &workers }, { 0 }
+		{ 'n', 'l', &required, NULL }, { 't', 'd', &time_cap, NULL },
+		{ 's', 'u', &seed, NULL }, { 'w', 'i', &workers, NULL }, { 0 }
 	};
 	pid_t pid[MAX_WORKERS], tpid;
 	char buf[256], lbuf[256];
@@ -1680,16 +1477,10 @@ int main(int argc, char **argv)
 	 * the longest wait of a netns deletion.
 	 */
 	for (i = 0; i < workers; i++) {
-		while (waitpid(pid[i], &status, WNOHANG) == 0) {
-			if (nk_now() - t_start > time_cap + 90 + time_cap / 4) {
-				say("not ok - worker %d still running %.0f s after the time cap, killed",
-				    i, nk_now() - t_start - time_cap);
-				kill(pid[i], SIGKILL);
-				waitpid(pid[i], &status, 0);
-				fail = 1;
-				break;
-			}
-			usleep(20000);
+		if (nk_wait_child(pid[i], t_start + time_cap + 90 + time_cap / 4, &status)) {
+			say("not ok - worker %d still running %.0f s after the time cap, killed",
+			    i, nk_now() - t_start - time_cap);
+			fail = 1;
 		}
 		if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 			if (!sh->w[i].failures)
@@ -1704,40 +1495,29 @@ int main(int argc, char **argv)
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		fail = 1;
 
-	for (i = 0; i < workers; i++) {
-		int op;
-
+	for (i = 0; i < workers; i++)
 		for (op = 0; op < NOPS; op++) {
 			sum[0][op] += sh->w[i].n[op];
 			sum[1][op] += sh->w[i].ok[op];
 			sum[2][op] += sh->w[i].xerr[op];
 			sum[3][op] += sh->w[i].bad[op];
 		}
-		if (!sh->w[i].finished)
-			fail = 1;
-	}
 	say("# operations run, and the calls they made: as expected success, as expected errno, unexpected");
 	say("# %-12s %8s %8s %8s %8s", "operation", "runs", "success", "errno", "wrong");
 	for (i = 0; i < NOPS; i++)
-		say("# %-12s %8ld %8ld %8ld %8ld", op_name[i], sum[0][i],
+		say("# %-12s %8ld %8ld %8ld %8ld", ops[i].name, sum[0][i],
 		    sum[1][i], sum[2][i], sum[3][i]);
 	for (i = 0; i < workers; i++) {
 		total += sh->w[i].iterations;
 		say("# worker %d (CPU %d): %ld iterations, %ld failures, %ld pairs gone with their peer's netns, %ld attachments to an empty hook with BPF_PROG_QUERY's stale revision",
-		    i, i, sh->w[i].iterations, sh->w[i].failures,
-		    sh->w[i].pairs_gone_netns,
+		    i, i, sh->w[i].iterations, sh->w[i].failures, sh->w[i].pairs_gone_netns,
 		    sh->w[i].stale_query_rev);
-		if (sh->w[i].failures)
+		if (sh->w[i].failures || !sh->w[i].finished)
 			fail = 1;
+		stale += sh->w[i].stale_query_rev;
 	}
-	if (total >= required)
-		say("ok - %ld iterations in %.1f s (required %ld, cap %.0f s)",
-		    total, t_end - t_start, required, time_cap);
-	else {
-		say("not ok - only %ld iterations in %.1f s, %ld required (time cap %.0f s)",
-		    total, t_end - t_start, required, time_cap);
-		fail = 1;
-	}
+	nk_report(total >= required, "%ld iterations in %.1f s (required %ld, cap %.0f s)",
+		  total, t_end - t_start, required, time_cap);
 	/*
 	 * netkit keeps its bpf_mprog bundle, and the revision counting in it,
 	 * for the life of the device, but once the last program is gone
@@ -1745,8 +1525,6 @@ int main(int argc, char **argv)
 	 * netkit_prog_query() and bpf_mprog_query() alike), so an attach with
 	 * that revision gets ESTALE; the model expects what mainline does.
 	 */
-	for (i = 0; i < workers; i++)
-		stale += sh->w[i].stale_query_rev;
 	say("# %ld attachments to an emptied hook used BPF_PROG_QUERY's revision 1 and got ESTALE, as mainline's code does",
 	    stale);
 	for (i = 0; i < OP_DEFUNCT + 1 && sum[0][i]; i++)
@@ -1754,40 +1532,22 @@ int main(int argc, char **argv)
 	if (i == OP_DEFUNCT + 1)
 		say("ok - every operation type ran");
 	else if (total >= required) {
-		say("not ok - operation %s never ran", op_name[i]);
+		say("not ok - operation %s never ran", ops[i].name);
 		fail = 1;
 	}
-	if (r1 > r0)
-		say("ok - traffic flowed during the stress (%ld datagrams received)",
-		    r1 - r0);
-	else {
-		say("not ok - no traffic during the stress (%ld received before, %ld after)",
-		    r0, r1);
-		fail = 1;
-	}
+	nk_report(r1 > r0, "traffic flowed during the stress (%ld datagrams received, %ld before)",
+		  r1 - r0, r0);
 	if (sh->t.failures)
 		fail = 1;
 
 	/* Programs and links are freed after RCU grace periods: wait a bit. */
 	deadline = nk_now() + 20;
-	do {
-		left_p = nk_ids_new(BPF_PROG_GET_NEXT_ID, progs_before, np, buf,
-				    sizeof(buf));
-		left_l = nk_ids_new(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf,
-				    sizeof(lbuf));
-		if (!left_p && !left_l)
-			break;
-		usleep(50000);
-	} while (nk_now() < deadline);
-	if (left_p || left_l) {
-		say("not ok - left behind: %d programs (ids%s), %d links (ids%s)",
-		    left_p, buf, left_l, lbuf);
-		fail = 1;
-	} else {
-		say("ok - no program or link left behind (%d programs, %d links existed before)",
-		    np, nl);
-	}
-	if (!fail && failures_main)
+	left_p = nk_ids_settle(BPF_PROG_GET_NEXT_ID, progs_before, np, buf, sizeof(buf), deadline);
+	left_l = nk_ids_settle(BPF_LINK_GET_NEXT_ID, links_before, nl, lbuf, sizeof(lbuf), deadline);
+	nk_report(!left_p && !left_l,
+		  "no program or link left behind (%d programs, %d links existed before; left: %d programs (ids%s), %d links (ids%s))",
+		  np, nl, left_p, buf, left_l, lbuf);
+	if (failures_main || nk_failures)
 		fail = 1;
 	say("# elapsed %.1f s, seed %llu", nk_now() - t_start, seed);
 	return fail;

@@ -298,6 +298,16 @@ int nk_ids_new(int cmd, const __u32 *before, int nb, char *buf, size_t size)
 	return count;
 }
 
+int nk_ids_settle(int cmd, const __u32 *before, int nb, char *buf, size_t size,
+		  double deadline)
+{
+	int n;
+
+	while ((n = nk_ids_new(cmd, before, nb, buf, size)) && nk_now() < deadline)
+		usleep(50000);
+	return n;
+}
+
 int nk_count_ids(int cmd)
 {
 	union bpf_attr a;

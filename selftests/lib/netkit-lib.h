@@ -110,14 +110,16 @@ int nk_pin_cpu(int cpu);
 /*
  * The options of a helper, by a table ending in { 0 }: the flag, its
  * type ('f' a flag that sets an int to 1, 'i' int, 'l' long, 'd' double,
- * 'u' __u64 in any base, 's' the string) and where it goes. Anything else
- * prints "usage: <argv[0]> <usage>" to stderr and exits 2
- * (nk_usage()). Returns the index of the first argument left.
+ * 'u' __u64 in any base, 's' the string), where it goes and, if not NULL,
+ * its long name (--name). Anything else prints "usage: <argv[0]> <usage>"
+ * to stderr and exits 2 (nk_usage()). Returns the index of the first
+ * argument left.
  */
 struct nk_opt {
 	int flag;
 	char type;
 	void *val;
+	const char *name;
 };
 
 int nk_options(int argc, char **argv, const struct nk_opt *opts,
@@ -247,6 +249,7 @@ struct nk_link {
 	char name[IFNAMSIZ];
 	char kind[16];			/* IFLA_INFO_KIND, "" if none */
 	int netkit;			/* kind is "netkit" */
+	int mtu, group;			/* IFLA_MTU, IFLA_GROUP */
 	int primary, policy, peer_policy, mode;	/* IFLA_NETKIT_*, -1 if none */
 	int has_stats;
 	struct rtnl_link_stats64 st;
@@ -269,6 +272,22 @@ int nk_links_dump(struct nk_nl *nl, struct nk_link *ls, int max,
  */
 int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,
 		   size_t size);
+/*
+ * The netkit devices of nl's netns whose ifindex is not in keep[nkeep]:
+ * with del, each is deleted (a pair goes with one RTM_DELLINK) and the
+ * deletions are counted, else they are counted. -errno of a failed dump
+ * (-ETIMEDOUT: no answer), -EBUSY if they do not go away.
+ */
+int nk_netkit_others(struct nk_nl *nl, const int *keep, int nkeep, int del);
+/* RTM_NEWLINK of a veth pair: 0 or -errno, the extack in ext. */
+int nk_veth_pair(struct nk_nl *nl, const char *name, const char *peer,
+		 char *ext, size_t extsz);
+/* Create the pair of s (nk_netkit_pair()): 0 or -errno, the extack in ext. */
+int nk_netkit_add(struct nk_nl *nl, const struct nk_pair_spec *s, char *ext,
+		  size_t extsz);
+/* RTM_NEWLINK moving ifindex to the netns of nsfd (IFLA_NET_NS_FD), ditto. */
+int nk_link_move(struct nk_nl *nl, int ifindex, int nsfd, char *ext,
+		 size_t extsz);
 /* RTM_DELLINK of ifindex; RTM_NEWLINK setting IFF_UP: 0 or -errno. */
 int nk_link_del(struct nk_nl *nl, int ifindex);
 int nk_link_up(struct nk_nl *nl, int ifindex);
@@ -278,6 +297,13 @@ int nk_link_up(struct nk_nl *nl, int ifindex);
  * is sent and reports success): 0, -ETIMEDOUT or -errno.
  */
 int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
+/*
+ * Both ends of a pair (or any two devices) up, ifindex in nl's netns and
+ * peer_ifindex in peer_nl's; with timeout > 0, then wait as
+ * nk_link_wait_oper_up() for each: 0 or -errno.
+ */
+int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
+	       int peer_ifindex, double timeout);
 /* RTM_NEWADDR of an IPv4 address ("10.0.0.1") with its prefix length. */
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 		int prefixlen);
@@ -395,6 +421,13 @@ int nk_all_ids(int cmd, __u32 *ids, int max);
  * buf (" 12 34", as many as fit).
  */
 int nk_ids_new(int cmd, const __u32 *before, int nb, char *buf, size_t size);
+/*
+ * Programs and links are freed after RCU grace periods: nk_ids_new()
+ * every 50 ms until there is no new id or the time (nk_now()) is past
+ * deadline; how many are left, listed in buf.
+ */
+int nk_ids_settle(int cmd, const __u32 *before, int nb, char *buf, size_t size,
+		  double deadline);
 /* How many ids BPF_*_GET_NEXT_ID walks (at most 100000). */
 int nk_count_ids(int cmd);
 /* The census: programs whose name starts with prefix; links of a type. */
@@ -406,12 +439,19 @@ int nk_count_links(int link_type);
 /* Write s to a /proc or /sys file; read an int from one: 0 or -errno. */
 int nk_write_str(const char *path, const char *s);
 int nk_read_int(const char *path, int *v);
+/* unshare(CLONE_NEWNET) for the calling thread: the new netns' fd or -errno. */
+int nk_netns_unshare(void);
 /*
  * A new network namespace for the calling thread: unshare(CLONE_NEWNET),
  * in_ns(arg) there if given (0 or -errno; an error ends it), then back to
  * home_fd's: the new namespace's fd, or -errno.
  */
 int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg);
+/*
+ * socket(domain, type, protocol) in the netns of nsfd, then back to
+ * home_fd's: the socket or -errno.
+ */
+int nk_socket_in(int nsfd, int home_fd, int domain, int type, int protocol);
 /*
  * A user namespace that owns a new netns, uid and gid 0 mapped to 0, made
  * by a forked helper: fds of both, to setns(2) into. 0 or -errno
@@ -441,6 +481,18 @@ int nk_fail_nth_disarm(int n, int *left);
  * fail_page_alloc): 0 or -errno.
  */
 int nk_make_it_fail(int on);
+/*
+ * Wait for the child pid until the time (nk_now()) is past deadline, then
+ * kill it (SIGKILL): 0 if it ended by itself, -ETIMEDOUT if it was killed,
+ * -errno if waitpid() failed; its wait status in *status.
+ */
+int nk_wait_child(int pid, double deadline, int *status);
+/*
+ * A UDP socket (non-blocking, SO_RCVBUF rcvbuf) bound to the IPv4 address
+ * addr and port in the netns of nsfd, made from home_fd's: its fd or
+ * -errno.
+ */
+int nk_udp_server(int nsfd, int home_fd, const char *addr, int port, int rcvbuf);
 /*
  * Run fn(arg, res) in a forked child (stdout flushed first) and read its
  * res of size bytes back through a pipe: 0; 1 if the child died or did

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/veth.h>
 
 #include "netkit-lib.h"
 
@@ -403,6 +404,12 @@ void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l)
 		case IFLA_LINK:
 			l->link = *(__u32 *)RTA_DATA(a);
 			break;
+		case IFLA_MTU:
+			l->mtu = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_GROUP:
+			l->group = *(__u32 *)RTA_DATA(a);
+			break;
 		case IFLA_OPERSTATE:
 			l->operstate = *(__u8 *)RTA_DATA(a);
 			break;
@@ -484,6 +491,71 @@ int nk_link_del(struct nk_nl *nl, int ifindex)
 	return nk_nl_talk(nl, &m, NULL, 0);
 }
 
+int nk_netkit_others(struct nk_nl *nl, const int *keep, int nkeep, int del)
+{
+	static __thread struct nk_link ls[256];
+	int n, i, j, found = 0, guard = 0;
+
+again:
+	n = nk_links_dump(nl, ls, 256, 1);
+	if (n < 0 || n == NK_NL_NOANSWER)
+		return n < 0 ? n : -ETIMEDOUT;
+	for (i = 0; i < n && i < 256; i++) {
+		for (j = 0; j < nkeep && ls[i].ifindex != keep[j]; j++)
+			;
+		if (j < nkeep)
+			continue;
+		if (!del) {
+			found++;
+			continue;
+		}
+		if (nk_link_del(nl, ls[i].ifindex) == 0)
+			found++;
+		if (++guard > 1000)
+			return -EBUSY;
+		/* a pair goes at once: the dump is stale */
+		goto again;
+	}
+	return found;
+}
+
+int nk_veth_pair(struct nk_nl *nl, const char *name, const char *peer,
+		 char *ext, size_t extsz)
+{
+	struct ifinfomsg ifm = { .ifi_family = AF_UNSPEC };
+	struct nk_msg m;
+
+	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0);
+	nk_put_str(&m, IFLA_IFNAME, name);
+	nk_nest(&m, IFLA_LINKINFO);
+	nk_put(&m, IFLA_INFO_KIND, "veth", 4);
+	nk_nest(&m, IFLA_INFO_DATA);
+	nk_nest(&m, VETH_INFO_PEER);
+	nk_put_raw(&m, &ifm, sizeof(ifm));
+	nk_put_str(&m, IFLA_IFNAME, peer);
+	nk_nest_end_all(&m);
+	return nk_nl_talk(nl, &m, ext, extsz);
+}
+
+int nk_netkit_add(struct nk_nl *nl, const struct nk_pair_spec *s, char *ext,
+		  size_t extsz)
+{
+	struct nk_msg m;
+
+	nk_netkit_pair(&m, NLM_F_ACK, s);
+	return nk_nl_talk(nl, &m, ext, extsz);
+}
+
+int nk_link_move(struct nk_nl *nl, int ifindex, int nsfd, char *ext,
+		 size_t extsz)
+{
+	struct nk_msg m;
+
+	nk_msg_link(&m, RTM_NEWLINK, NLM_F_ACK, ifindex);
+	nk_put_u32(&m, IFLA_NET_NS_FD, nsfd);
+	return nk_nl_talk(nl, &m, ext, extsz);
+}
+
 int nk_link_up(struct nk_nl *nl, int ifindex)
 {
 	struct nk_msg m;
@@ -492,6 +564,20 @@ int nk_link_up(struct nk_nl *nl, int ifindex)
 	ifi->ifi_flags = IFF_UP;
 	ifi->ifi_change = IFF_UP;
 	return nk_nl_talk(nl, &m, NULL, 0);
+}
+
+int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
+	       int peer_ifindex, double timeout)
+{
+	int err = nk_link_up(nl, ifindex);
+
+	if (!err)
+		err = nk_link_up(peer_nl, peer_ifindex);
+	if (!err && timeout > 0)
+		err = nk_link_wait_oper_up(nl, ifindex, timeout);
+	if (!err && timeout > 0)
+		err = nk_link_wait_oper_up(peer_nl, peer_ifindex, timeout);
+	return err;
 }
 
 int nk_links_names(struct nk_nl *nl, int netkit_only, char *names,

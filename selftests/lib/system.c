@@ -8,10 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
@@ -47,15 +51,22 @@ int nk_read_int(const char *path, int *v)
 	return ok ? 0 : -EINVAL;
 }
 
-int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
+int nk_netns_unshare(void)
 {
-	int fd, err;
+	int fd;
 
 	if (unshare(CLONE_NEWNET) < 0)
 		return -errno;
 	fd = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
+{
+	int fd = nk_netns_unshare(), err;
+
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = in_ns ? in_ns(arg) : 0;
 	if (!err && setns(home_fd, CLONE_NEWNET) < 0)
 		err = -errno;
@@ -65,6 +76,55 @@ int nk_netns_new(int home_fd, int (*in_ns)(void *arg), void *arg)
 		return err;
 	}
 	return fd;
+}
+
+int nk_socket_in(int nsfd, int home_fd, int domain, int type, int protocol)
+{
+	int fd, err = 0;
+
+	if (setns(nsfd, CLONE_NEWNET) < 0)
+		return -errno;
+	fd = socket(domain, type, protocol);
+	if (fd < 0)
+		err = -errno;
+	if (setns(home_fd, CLONE_NEWNET) < 0 && !err) {
+		err = -errno;
+		close(fd);
+	}
+	errno = -err;
+	return err ? err : fd;
+}
+
+int nk_wait_child(int pid, double deadline, int *status)
+{
+	int ret;
+
+	while ((ret = waitpid(pid, status, WNOHANG)) == 0 && nk_now() < deadline)
+		usleep(20000);
+	if (ret > 0)
+		return 0;
+	if (ret < 0)
+		return -errno;
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+	return -ETIMEDOUT;
+}
+
+int nk_udp_server(int nsfd, int home_fd, const char *addr, int port, int rcvbuf)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = nk_socket_in(nsfd, home_fd, AF_INET,
+			      SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+	if (fd < 0)
+		return fd;
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) != 1)
+		errno = EINVAL;
+	else if (!setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) &&
+		 !bind(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		return fd;
+	close(fd);
+	return -errno;
 }
 
 int nk_userns_new(int *userns_fd, int *netns_fd)

@@ -154,17 +154,20 @@ void nk_usage(const char *prog, const char *usage)
 int nk_options(int argc, char **argv, const struct nk_opt *opts,
 	       const char *usage)
 {
+	struct option lopts[32] = {};
 	const struct nk_opt *o;
+	int len = 0, n = 0, opt;
 	char spec[64];
-	int len = 0, opt;
 
-	for (o = opts; o->flag && len < (int)sizeof(spec) - 3; o++) {
+	for (o = opts; o->flag && len < (int)sizeof(spec) - 3 && n < 31; o++) {
 		spec[len++] = o->flag;
 		if (o->type != 'f')
 			spec[len++] = ':';
+		if (o->name)
+			lopts[n++] = (struct option){ o->name, o->type != 'f', NULL, o->flag };
 	}
 	spec[len] = 0;
-	while ((opt = getopt(argc, argv, spec)) != -1) {
+	while ((opt = getopt_long(argc, argv, spec, lopts, NULL)) != -1) {
 		for (o = opts; o->flag && o->flag != opt; o++)
 			;
 		switch (o->flag ? o->type : '?') {
