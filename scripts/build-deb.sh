@@ -17,7 +17,7 @@ DEB_DIR=$BUILD/deb
 step deb
 [ "${KCONFIG:-test}" = debian ] || die "make deb packages the KCONFIG=debian kernel; run: make deb"
 [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ] || die "no kernel in $KBUILD_OUT; run: make kernel KCONFIG=debian"
-for c in dpkg-buildpackage dpkg-deb fakeroot depmod; do
+for c in dpkg-buildpackage dpkg-deb fakeroot; do
 	command -v "$c" >/dev/null || die "$c not found; run: make deps"
 done
 kbuild_setup "$KBUILD_OUT"
@@ -47,16 +47,13 @@ for d in "$DEB_DIR"/*.deb; do
 	msg "  $(basename "$d")  $(du -h "$d" | cut -f1)"
 done
 
-# Unpacked as dpkg would install it. Its postinst would run depmod (the
-# package ships the modules without modules.dep and friends, which
-# depmod writes on the target): the same here, into the unpacked root.
+# Unpacked as dpkg would install it (kbuild's package ships modules.dep
+# with the modules).
 run_logged "$LOG" dpkg-deb -x "$image" "$DEB_DIR/root"
 vmlinuz=$DEB_DIR/root/boot/vmlinuz-$release
 [ -f "$vmlinuz" ] || die "$(basename "$image") has no boot/vmlinuz-$release"
-if [ ! -f "$DEB_DIR/root/lib/modules/$release/modules.dep" ]; then
-	run_logged "$LOG" depmod -b "$DEB_DIR/root" "$release"
-	msg "depmod run on the unpacked modules, as the package's postinst does"
-fi
+[ -f "$DEB_DIR/root/lib/modules/$release/modules.dep" ] ||
+	die "$(basename "$image") has no lib/modules/$release/modules.dep"
 ln -sfn "root/boot/vmlinuz-$release" "$DEB_DIR/vmlinuz"
 if cmp -s "$vmlinuz" "$KBUILD_OUT/arch/x86/boot/bzImage"; then
 	same="the build's bzImage, byte for byte"
