@@ -104,7 +104,10 @@ check_build() {
 # test config with scripts/config ARGS, which must give the EXPECT
 # values (SYM=y|m|n), built as vmlinux and modules in its own directory.
 config_row() {
-	local name=$1 expect=$2 dir=$CHECK_OUT/$1 log=$CHECK_OUT/logs/$1.log t0 e sym val have rc=0
+	# The directory without '=' and ',' (the tools' Makefiles cannot
+	# take them in a path).
+	local name=$1 expect=$2 dir=$CHECK_OUT/${1//[=,]/-} log=$CHECK_OUT/logs/${1//[=,]/-}.log
+	local t0 e sym val have rc=0
 	local syms=()
 	shift 2
 	while [ "$1" != -- ]; do
