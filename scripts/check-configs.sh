@@ -134,10 +134,19 @@ config_row() {
 			return 0
 		fi
 	done
-	local hash
+	# What Kconfig did not give as asked (the row's expectations say it
+	# must not, e.g. NET_SCH_INGRESS without NET_CLS_ACT).
+	local hash changed=() op
+	while [ "$#" -ge 2 ]; do
+		op=$1 sym=CONFIG_$2 val=
+		shift 2
+		case $op in --enable) val=y ;; --module) val=m ;; --disable) val=n ;; *) continue ;; esac
+		have=$(sed -nE "s/^$sym=(.*)/\1/p" "$dir/.config")
+		[ "${have:-n}" = "$val" ] || changed+=("asked $sym=$val, Kconfig gave ${have:-n}")
+	done
 	hash=$(grep -E '^CONFIG_' "$dir/.config" | sha256sum | cut -c1-16)
 	if [ -n "${config_row[$hash]:-}" ]; then
-		result "$name" "${config_result[$hash]}" 0 "the same .config as ${config_row[$hash]} (Kconfig dependencies)"
+		result "$name" "${config_result[$hash]}" 0 "${changed[*]:+${changed[*]}: }the same .config as ${config_row[$hash]}"
 		return 0
 	fi
 	config_row[$hash]=$name
