@@ -159,7 +159,13 @@ config_row() {
 		config_result[$hash]=FAIL
 		return 0
 	fi
-	if check_build "$name" "$log" "$dir" "$(($(date +%s) - t0))" "${syms[@]}"; then
+	# Judged by the last build that did something: an up-to-date rerun
+	# would otherwise hide the warnings and modpost findings of the build
+	# that made the objects.
+	if grep -a -qE '^ +(CC|LD|MODPOST)' "$log" || [ ! -f "$dir/netkit-last-build.log" ]; then
+		cp "$log" "$dir/netkit-last-build.log"
+	fi
+	if check_build "$name" "$dir/netkit-last-build.log" "$dir" "$(($(date +%s) - t0))" "${syms[@]}"; then
 		config_result[$hash]=pass
 	else
 		config_result[$hash]=FAIL
