@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # distclean: remove what the harness keeps in $NETKIT_CACHE - the unpacked
-# tree, the worktree the series is applied in, the build directory and the
-# ccache - one known path at a time, never the directory wholesale.
+# tree, the worktree the series is applied in, the build directories (the
+# normal one, DEBUG=1's, KCONFIG=debian's, check-configs', the cut's and
+# the base's of make regress) and the ccache - one known path at a time,
+# never the directory wholesale.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +12,9 @@ step distclean
 if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
 	die "$TREE was not made by this harness; not removing it"
 fi
-for d in "$BUILD" "$NETKIT_CACHE/am-worktree" "$TREE" "$NETKIT_CACHE/ccache"; do
+for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
+	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
+	"$NETKIT_CACHE/am-worktree" "$TREE" "$NETKIT_CACHE/ccache"; do
 	[ -e "$d" ] || continue
 	msg "removing $d"
 	rm -rf "$d"
