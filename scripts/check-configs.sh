@@ -228,7 +228,8 @@ if row_wanted debian || row_wanted debian-w1; then
 	BUILD=$deb_build KCONFIG=debian KBUILD_OUT=$deb_build/kernel EXTRA_CONFIGS='' \
 		"$TOP/scripts/build-kernel.sh" >"$CHECK_OUT/logs/debian.log" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ]; then
-		result debian FAIL "$(($(date +%s) - t0))" "$(grep -a -m1 -E '^error:' "$CHECK_OUT/logs/debian.log"); log $deb_build/logs/kernel.log"
+		result debian FAIL "$(($(date +%s) - t0))" "$(grep -a -m1 -E 'ERROR: |error:|undefined!' "$deb_build/logs/kernel.log" ||
+			grep -a -m1 -E '^error:' "$CHECK_OUT/logs/debian.log"); log $deb_build/logs/kernel.log"
 	else
 		if row_wanted debian; then
 			check_build debian "$deb_build/kernel/netkit-last-build.log" "$deb_build/kernel" \
