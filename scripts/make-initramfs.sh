@@ -78,7 +78,7 @@ fi
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" \
 	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
-	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" \
+	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" "$(sha256sum "$KBUILD_OUT/certs/signing_key.x509" 2>/dev/null)" \
 	"$([ "${#modules[@]}" -eq 0 ] || find "$moddir" -type f -printf '%P %s %T@\n' | sort)")
 if [ "$(stamp_read "$STAMP")" = "$inputs" ] && [ -f "$OUT" ]; then
 	step_done "unchanged: $(du -h "$OUT" | cut -f1)"
@@ -119,15 +119,20 @@ if [ "${#modules[@]}" -ne 0 ]; then
 	done
 	ln -sf ../usr/sbin/kmod "$ROOT/sbin/modprobe"
 	printf '%s\n' "${modules[*]}" >"$ROOT/etc/netkit-6.1/modules"
-	# test_progs loads bpf_testmod.ko; signed with the kernel's build
-	# key like the kernel's own modules, so that it loads untainted.
-	if [ -f "$ROOT/selftests/bpf/bpf_testmod.ko" ]; then
-		[ -f "$KBUILD_OUT/certs/signing_key.pem" ] ||
-			die "$KBUILD_OUT/certs/signing_key.pem not found (CONFIG_MODULE_SIG_KEY); run: make kernel KCONFIG=debian"
-		run_logged "$LOG" "$KBUILD_OUT/scripts/sign-file" sha256 "$KBUILD_OUT/certs/signing_key.pem" \
-			"$KBUILD_OUT/certs/signing_key.x509" "$ROOT/selftests/bpf/bpf_testmod.ko"
-	fi
 	msg "modules for /init to load: ${modules[*]} ($(find "$moddir" -name '*.ko*' | wc -l) in lib/modules/$release)"
+fi
+# test_progs loads bpf_testmod.ko. A kernel with CONFIG_MODULE_SIG (the
+# selftests' config asks for it; Debian's has it) taints itself for an
+# unsigned module and the verdict refuses that: it is signed with the
+# kernel's build key and hash, like the kernel's own modules.
+testmod=$ROOT/selftests/bpf/bpf_testmod.ko
+if [ -f "$testmod" ] && grep -qx 'CONFIG_MODULE_SIG=y' "$KBUILD_OUT/.config"; then
+	sig_hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$KBUILD_OUT/.config")
+	[ -f "$KBUILD_OUT/certs/signing_key.pem" ] ||
+		die "$KBUILD_OUT/certs/signing_key.pem not found (CONFIG_MODULE_SIG_KEY); run: make kernel"
+	run_logged "$LOG" "$KBUILD_OUT/scripts/sign-file" "$sig_hash" "$KBUILD_OUT/certs/signing_key.pem" \
+		"$KBUILD_OUT/certs/signing_key.x509" "$testmod"
+	msg "bpf_testmod.ko signed with the kernel's key ($sig_hash)"
 fi
 initramfs_pack "$ROOT" "$OUT"
 stamp_write "$STAMP" "$inputs"
