@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# deps [bench]: install the Debian packages the pipeline needs (or, with
-# "bench", what make bench needs on top), nothing else. Only packages that
+# deps [bench|coverage]: install the Debian packages the pipeline needs (or,
+# with "bench" or "coverage", what make bench or make coverage needs on top), nothing else. Only packages that
 # are missing are installed; without apt-get, or without root/sudo, the
 # missing packages are named and the step fails.
 set -euo pipefail
@@ -29,7 +29,13 @@ bench)
 	name=bench-deps
 	PACKAGES=(iperf3 sockperf linux-perf gnuplot-nox python3)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench]" ;;
+coverage)
+	# lcov (geninfo, genhtml) for make coverage's tracefile and HTML
+	# report; gcov itself comes with gcc.
+	name=coverage-deps
+	PACKAGES=(lcov)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench|coverage]" ;;
 esac
 
 step "$name"

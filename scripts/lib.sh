@@ -94,7 +94,7 @@ submake() {
 		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
 		-u T -u GUEST_MODE -u TEST_ARGS -u GUEST_TESTS -u RUN_TEST_PROGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
 		-u QEMU_CPU -u TCG_OPTS -u CMDLINE -u DEBUG -u BASE_TREE -u BASE_BUILD -u REGRESS_TIMEOUT \
-		-u JOBS -u EXTRA_CONFIGS -u KCONFIG make "$@"
+		-u JOBS -u EXTRA_CONFIGS -u KCONFIG -u KBUILD_VARS make "$@"
 }
 
 tree_git() { git -C "$TREE" "$@"; }
@@ -163,6 +163,12 @@ kbuild_setup() {
 	# 498 BPF objects for a comment change (measured 2026-12-04).
 	export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
 	KMAKE=(submake -C "$TREE" O="$1" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+	# KBUILD_VARS: more make variables for kbuild, as NAME=VALUE words
+	# (make coverage: the GCOV_PROFILE_<object>.o=y of the objects it
+	# profiles, so that no Makefile of the tree is edited).
+	local kv
+	read -r -a kv <<<"${KBUILD_VARS:-}"
+	KMAKE+=("${kv[@]}")
 	# Debian's kernel is released as what its config says (6.1.y-netkit),
 	# without the "+" kbuild appends for a git tree past its tag.
 	[ "${KCONFIG:-test}" != debian ] || KMAKE+=(LOCALVERSION=)
