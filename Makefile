@@ -28,8 +28,8 @@ $(error CUT must be netkit or empty, not '$(CUT)')
 endif
 # Targets that work on the whole series refuse a cut.
 ifneq ($(CUT),)
-ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base abi-report,$(MAKECMDGOALS)),)
-$(error make $(filter check test check-bisect cover-letter mbox regress regress-base abi-report,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
+ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base abi-report coverage mutate,$(MAKECMDGOALS)),)
+$(error make $(filter check test check-bisect cover-letter mbox regress regress-base abi-report coverage mutate,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
 endif
 # T: the filter of test_progs tests and guest tests (empty: the default
@@ -135,6 +135,10 @@ help:
 	@echo '              tested: vmlinuz and modules from the unpacked .deb (slow; BUILD/deb)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
+	@echo '  coverage    line and branch coverage of the series (gcov kernel, default set, lcov): HTML and'
+	@echo '              summary in COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
+	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel), each judged by its'
+	@echo '              area'"'"'s tests in QEMU; MUTATE_SEED, MUTATE_MAX; MUT_BUILD/mutate-report.md (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
 	@echo
@@ -282,6 +286,43 @@ deb: selftests
 		RESULT='$(DEB_DIR)/result' scripts/select-tests.sh scripts/run-qemu.sh
 	@CONSOLE='$(DEB_DIR)/console.log' RESULT='$(DEB_DIR)/result' \
 		scripts/select-tests.sh scripts/check-verdict.sh
+
+# make coverage: the test kernel with gcov for the objects of
+# configs/coverage.objects (GCOV_PROFILE_<object>.o=y on kbuild's command
+# line) in COV_BUILD, the tests T selects (default: the default set), the
+# counters out of the guest, lcov's line and branch coverage: HTML report
+# and summary in COV_BUILD/coverage; every unrun line of netkit.c, mprog.c
+# and tcx.c explained in selftests/coverage-unrun.txt. Slow: not part of
+# make test.
+# make mutate: every mutant of scripts/mutate-gen.py compiled into one
+# kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
+# own), a sample of MUTATE_MAX drawn with MUTATE_SEED, each judged by the
+# tests of its area in QEMU, MUTATE_PER_BOOT per boot; the report in
+# MUT_BUILD/mutate-report.md. Slow: not part of make test.
+COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
+MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate
+MUT_TREE ?= $(NETKIT_CACHE)/mutate/linux
+MUTATE_SEED ?= 1
+MUTATE_MAX ?= 240
+MUTATE_PER_BOOT ?= 10
+export COV_BUILD MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT
+.PHONY: coverage mutate
+ifneq ($(filter coverage mutate,$(MAKECMDGOALS)),)
+ifneq ($(DEBUG)$(filter debian,$(KCONFIG)),)
+$(error make coverage and make mutate use the test config; run them without DEBUG= and KCONFIG=)
+endif
+endif
+coverage: apply
+	@scripts/install-deps.sh coverage
+	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
+	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
+	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
+	@BUILD='$(COV_BUILD)' scripts/coverage-run.sh
+	@BUILD='$(COV_BUILD)' scripts/coverage-report.sh
+
+mutate: coverage
+	@BUILD='$(MUT_BUILD)' scripts/mutate-tree.sh
+	@BUILD='$(MUT_BUILD)' scripts/mutate-run.sh
 
 cover-letter: apply
 	@scripts/cover-letter.sh
