@@ -479,9 +479,11 @@ class Parser:
             raise ParseError(f'no end of the statement at line {t.line} in {f.name}')
         if is_decl_start(toks, i):
             scope_end = self.scope_end(i)
+            static = toks[i].text == 'static'
             for name, typ, ni, init in parse_decl_vars(toks, i, e):
                 f.vars.append((name, typ, ni, scope_end))
-                if init:
+                # (a static's initialiser must stay a constant)
+                if init and not static:
                     self.add('init', init[0], init[1], f)
             return e + 1
         self.add('stmt', i, e, f)
@@ -696,7 +698,9 @@ def render(path, src, toks, sites, skip):
               '\treturn false;\n'
               '}\n')
     # after the last #include of the file's head
-    first = min((toks[s.a].start for s in sites), default=len(src))
+    # the #includes of the file's head: before its first line of code
+    # (syscall.c includes bpf_types.h again inside initialisers)
+    first = next((t.start for t in toks if t.kind != 'pp'), len(src))
     inc = [t for t in toks if t.kind == 'pp' and re.match(r'\s*#\s*include', t.text) and t.start < first]
     hpos = inc[-1].end if inc else 0
     for s in sorted(sites, key=lambda s: toks[s.a].start):
@@ -710,14 +714,17 @@ def render(path, src, toks, sites, skip):
         emit(src[pos:st])
         orig = src[st:en]
         if s.kind in ('cond', 'init'):
+            # a condition's alternatives as truth values: a pointer and
+            # its negation are then of one type
+            b = '!!' if s.kind == 'cond' else ''
             emit('(')
             for m in ms:
-                emit(f'nk_mut({m.id}) ? (\n')
+                emit(f'nk_mut({m.id}) ? {b}(\n')
                 l0 = line[0]
                 emit(site_text(toks, s, m))
                 where.append((m.id, l0, line[0]))
                 emit('\n) : ')
-            emit('(' + orig + '))')
+            emit(f'{b}(' + orig + '))')
         else:
             emit('{ ')
             for m in ms:

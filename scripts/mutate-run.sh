@@ -47,10 +47,26 @@ python3 "$TOP/scripts/mutate.py" tests --tree "$MUT_TREE" --netkit "$nk" --tcx "
 python3 "$TOP/scripts/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
 	--info "$INFO" --seed "$MUTATE_SEED" --max "$MUTATE_MAX" >"$BUILD/sample.tsv"
 identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/mutate.py")
+kernel_id=$(sha256sum "$BZ" | cut -c1-16)
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
-[ -f "$results" ] || printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
-	"$(sha256sum "$BZ" | cut -c1-12)" "$(sha256sum "$INITRD" | cut -c1-12)" "$(date -u +%F)" >"$results"
+if [ ! -f "$results" ]; then
+	printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
+		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >"$results.new"
+	cp "$BUILD/tests.tsv" "$BUILD/results/$identity.tests"
+	# Same kernel, tests added or extended (the earlier tests are all
+	# still there): a mutant that was killed stays killed, only the
+	# survivors run again (after a new baseline).
+	prev=$(grep -l "^# make mutate verdicts: kernel $kernel_id," "$BUILD"/results/*.tsv 2>/dev/null |
+		xargs -r ls -t | head -n 1 || true)
+	if [ -n "$prev" ] && [ -z "$(comm -23 <(sort "${prev%.tsv}.tests") <(sort "$BUILD/tests.tsv"))" ]; then
+		awk -F'\t' -v from="$(basename "$prev" .tsv)" 'BEGIN { OFS = "\t" }
+			!/^#/ && $1 != 0 && ($2 == "killed" || $2 == "timeout" || $2 == "crash") {
+				$5 = ($5 == "" ? "" : $5 "; ") "carried over from " from; print }' "$prev" >>"$results.new"
+		msg "the kernel of $(basename "$prev"): $(grep -vc '^#' "$results.new" || true) killed mutants carried over, the rest runs"
+	fi
+	mv "$results.new" "$results"
+fi
 n_run=$(awk -F'\t' 'NR > 1 && $9 == "run"' "$BUILD/sample.tsv" | wc -l)
 msg "sample (MUTATE_SEED=$MUTATE_SEED, MUTATE_MAX=$MUTATE_MAX): $(($(wc -l <"$BUILD/sample.tsv") - 1)) mutants, $n_run to run," \
 	"$(awk -F'\t' '$9 == "nobuild"' "$BUILD/sample.tsv" | wc -l) do not build," \
