@@ -140,7 +140,7 @@ help:
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
-	@echo '  mbox        write the thread (cover letter + [PATCH 6.1 n/N]) to BUILD/netkit-6.1.mbox,'
+	@echo '  mbox        write the thread (cover letter + [PATCH netkit-6.1 n/N]) to BUILD/netkit-6.1.mbox,'
 	@echo '              signed off by you (git config user.name/user.email; refuses without)'
 	@echo
 	@echo 'Housekeeping:'

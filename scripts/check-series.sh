@@ -101,7 +101,7 @@ for p in "${patches[@]}"; do
 	for h in From Date Subject; do
 		grep -qE "^$h: " "$f" || report "$p" "no $h: header"
 	done
-	grep -qE '^Subject: \[PATCH[^]]*\] ' "$f" || report "$p" "Subject: has no [PATCH] prefix"
+	grep -qF "Subject: [$SUBJECT_PREFIX] " "$f" || report "$p" "Subject: has no [$SUBJECT_PREFIX] prefix"
 	msgl=$(message_lines "$f")
 	[ "$(tail -n 1 <<<"$msgl")" != U ] || report "$p" "a '[ ' note in the message is not closed with ' ]'"
 	# prose: the message outside its notes, as '<line number>:<text>'.
