@@ -23,11 +23,21 @@ base=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
 
 # The patches listed in the series, in order ('#' starts a comment).
 mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES")
-# CUT=netkit: up to the last patch before patches/tcx/, the netkit-only cut.
+# CUT=netkit: up to the last patch before patches/tcx/, the netkit-only
+# cut; CUT=<patch> (tcx/0006): up to and including that patch.
 case ${CUT:-} in
 '') ;;
 netkit) mapfile -t patches < <(printf '%s\n' "${patches[@]}" | sed '/^tcx\//,$d') ;;
-*) die "CUT must be netkit or empty, not '$CUT'" ;;
+prereq/* | netkit/* | followup/* | tcx/*)
+	n=0
+	for p in "${patches[@]}"; do
+		n=$((n + 1))
+		[[ $p != "$CUT"-* ]] || break
+	done
+	[[ ${patches[$((n - 1))]} == "$CUT"-* ]] || die "CUT=$CUT: no such patch in $SERIES"
+	patches=("${patches[@]:0:n}")
+	;;
+*) die "CUT must be netkit, a patch (CUT=tcx/0006) or empty, not '$CUT'" ;;
 esac
 paths=()
 for p in "${patches[@]}"; do

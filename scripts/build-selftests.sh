@@ -63,7 +63,7 @@ STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_
 # library that every helper links.
 helpers=() helper_lib=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
-	helpers=("$TOP"/selftests/netkit-*.c)
+	helpers=("$TOP"/selftests/netkit-*.c "$TOP"/selftests/mprog-*.c)
 	helper_lib=("$TOP"/selftests/lib/*.[ch])
 	# The tcx helpers only where the tree carries tcx (not CUT=netkit).
 	if grep -qw BPF_TCX_INGRESS "$TREE/include/uapi/linux/bpf.h"; then
