@@ -13,7 +13,12 @@
 # $BUILD/positions/table.md. Fails if any position failed.
 #
 # POSITIONS: FROM..TO, two patches of patches/series (default
-# followup/0011..the last patch), or a comma-separated list of patches.
+# followup/0011..the last patch), or a comma-separated list of patches,
+# run in the order given (from the end backwards, say, when the walk
+# starts from a build of the whole series: each step then rebuilds less).
+# POSITIONS_IN=main walks in the pipeline's own tree and build instead of
+# the cut's: no cold build of a second tree, and the next make qemu-test
+# of the whole series rebuilds what the walk changed.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -57,6 +62,12 @@ what_changes() {
 	done | sort -u | paste -sd' ' -
 }
 
+case ${POSITIONS_IN:-cut} in
+cut) where=() ;;
+main) where=(TREE="$TREE" BUILD="$BUILD" AM_TREE="${AM_TREE:-$NETKIT_CACHE/am-worktree}") ;;
+*) die "POSITIONS_IN must be cut or main, not '$POSITIONS_IN'" ;;
+esac
+
 mkdir -p "$OUT"
 table=$OUT/table.md
 {
@@ -76,10 +87,12 @@ for id in "${selected[@]}"; do
 	rm -rf "$run"
 	mkdir -p "$run"
 	t0=$(date +%s)
+	msg "$id ($changes): make qemu-test CUT=$id ... (log $run/make.log)"
 	rc=0
-	# The cut's own make: its TREE, BUILD and AM_TREE, this run directory.
+	# The cut's own make (its TREE, BUILD and AM_TREE, unless
+	# POSITIONS_IN=main), this run directory.
 	env -u TREE -u BUILD -u AM_TREE -u RUN_DIR make --no-print-directory -C "$TOP" qemu-test \
-		CUT="$id" RUN_DIR="$run" GUEST_TESTS="${GUEST_TESTS-}" >"$run/make.log" 2>&1 || rc=$?
+		CUT="$id" RUN_DIR="$run" GUEST_TESTS="${GUEST_TESTS-}" "${where[@]}" >"$run/make.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
 	ran=$((ran + 1))
 	summary=$(tr -d '\r' <"$run/console.log" 2>/dev/null | grep -E '^Summary: ' | tail -n 1 || true)
