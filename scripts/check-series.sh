@@ -48,7 +48,7 @@ SERIES_REF_RE='\b'"$GROUP_RE"'\b|\b(this|the) (patch )?series\b|\bpatch ?set\b|\
 # Outside the notes of a backport: anything about 6.1 and the backport.
 BACKPORT_RE='\b6\.1(\.[0-9y]+)?\b|\bbackport|\bmainline\b|\bupstream\b'
 RESERVED_ID_RE='^[A-Za-z-]+: .*@([^ >]*\.)?(example|invalid|test|localhost|example\.(com|net|org))>$'
-PARTIAL_WORDS_RE='\bpartial(ly)?\b|\bonly (the|its) [^.;]{0,60}\b(hunks?|part|half)\b|\bhunks? (is|are|was|were) carried\b|\b(is|are) not carried\b'
+PARTIAL_WORDS_RE='\bpartial(ly)?\b|\bonly (the|its) [^;]{0,80}\b(hunks?|part|half)\b|\bhunks? (of [0-9a-f]{7,40} )?(is|are|was|were) carried\b|\b(is|are) not carried\b'
 PARTIAL_RE='^\[ 6\.1 backport: partial backport: the (.+) of ([0-9a-f]{12,40}); the rest is in ('"$GROUP_RE"'((, | and )'"$GROUP_RE"')*)[.;,]'
 
 # message_lines FILE: the message of a patch mail (from the blank line
