@@ -104,6 +104,18 @@ else
 	# older than what the tree holds, so make it the newest input.
 	touch "$BTF_FILE"
 fi
+# The generated list of tests, prog_tests/tests.h, depends on the test
+# files by mtime only: a test file that went away (make apply of an
+# earlier position of the series, CUT=<patch>) leaves it listed, and
+# test_progs refuses to run. Regenerated when it names other tests than
+# the files define (the Makefile's own rule, by the same sed).
+tests_h=$SELFTESTS/prog_tests/tests.h
+if [ -f "$tests_h" ] && ! cmp -s <(grep '^DEFINE_TEST' "$tests_h") \
+	<(sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/DEFINE_TEST(\2)/p' \
+		"$SELFTESTS"/prog_tests/*.c | sort); then
+	msg "prog_tests/tests.h names other tests than prog_tests/*.c define: regenerated"
+	rm -f "$tests_h"
+fi
 run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"
