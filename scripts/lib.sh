@@ -180,3 +180,20 @@ kbuild_setup() {
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
 	export KBUILD_BUILD_TIMESTAMP
 }
+
+# Kernel trouble as printk formats it, for every scan of a console or a
+# journal (lines with the printk timestamp: the console also carries test
+# output, which could quote these words): oopses, WARN, KASAN/UBSAN
+# reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
+# stalls and lockups. The same patterns as scripts/check-verdict.sh's.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'
+# Modules refused or tainting for their signature or symbol versions.
+# shellcheck disable=SC2034
+MODULE_PROBLEM_RE='\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|Invalid module format)'
+
+# kernel_splats FILE [RE]: the lines of FILE (read as text, CRs dropped)
+# that match RE (default KERNEL_SPLAT_RE), with their line numbers.
+kernel_splats() {
+	tr -d '\r' <"$1" | grep -a -nE "${2:-$KERNEL_SPLAT_RE}" || true
+}
