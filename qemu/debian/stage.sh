@@ -158,12 +158,15 @@ on_demand_checks() {
 
 # netkit_pair MODE NSA NSB PREFIX: a netkit pair (the project's static
 # netkit-pair: iproute2 6.1 cannot create netkit devices), primary in
-# NSA, peer in NSB, nk_pass (the project's netkit-attach, BPF_PROG_ATTACH)
-# on the primary; ping from NSA to NSB, and the program counted the packets.
+# NSA with the default policy drop, peer in NSB. Nothing crosses it until
+# nk_pass (the project's netkit-attach, BPF_PROG_ATTACH; it returns
+# NETKIT_NEXT, which then decides instead of the policy) is attached to
+# the primary; then ping from NSA to NSB works and the program ran for
+# its packets.
 netkit_pair() {
 	mode=$1 a=$2 b=$3 pfx=$4 p=nk$1p q=nk$1q
 	ip netns add "$a" && ip netns add "$b" &&
-		netkit-pair "$p" "$q" "$mode" pass pass &&
+		netkit-pair "$p" "$q" "$mode" drop pass &&
 		ip link set "$p" netns "$a" && ip link set "$q" netns "$b" &&
 		ip -n "$a" addr add "$pfx.1/24" dev "$p" && ip -n "$a" link set "$p" up &&
 		ip -n "$b" addr add "$pfx.2/24" dev "$q" && ip -n "$b" link set "$q" up &&
@@ -175,6 +178,8 @@ netkit_pair() {
 	[ "$mode" = l3 ] || lt=link/ether
 	expect_match "ip -d link shows $p as netkit with $lt ($mode)" "$lt.*netkit|netkit.*$lt" \
 		"$(ip -n "$a" -d link show "$p" | tr '\n' ' ')"
+	! ip netns exec "$a" ping -c 1 -W 1 "$pfx.2" >/dev/null
+	expect "no traffic through $p without a program (policy drop)" $?
 	ip netns exec "$a" netkit-attach "$p" primary prog
 	expect "BPF program nk_pass attached to $p (primary)" $?
 	id=$(bpftool prog show name nk_pass | sed -n 's/^\([0-9]*\): .*/\1/p' | tail -n 1)
