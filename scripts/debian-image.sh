@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # debian-image: the Debian 12 system of make deb-install-test, a raw disk
-# image with one ext4 filesystem (root=/dev/vda), made with mmdebstrap
+# image with one ext4 filesystem labelled netkit-root, made with mmdebstrap
 # from Debian's packages only: the packages of qemu/debian/packages
 # from the machine's own apt sources (the host's sources files, as they
 # are), without Recommends. On top: fstab, hostname, machine id, the
@@ -50,7 +50,9 @@ run_progress "$LOG" "mmdebstrap" mmdebstrap --variant=apt --include="$pkgs" \
 	--aptopt='APT::Install-Recommends "false"' \
 	"$SUITE" "$root" "${sources[@]}"
 
-printf '/dev/vda / ext4 errors=remount-ro 0 1\n' >"$root/etc/fstab"
+# By label, as an installer writes it by UUID: the payload disk, also
+# virtio-blk, may come first and be vda.
+printf 'LABEL=netkit-root / ext4 errors=remount-ro 0 1\n' >"$root/etc/fstab"
 echo netkit-deb >"$root/etc/hostname"
 printf '127.0.1.1\tnetkit-deb\n' >>"$root/etc/hosts"
 # A machine id of its own: no first-boot machinery on every boot.

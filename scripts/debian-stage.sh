@@ -2,7 +2,8 @@
 # debian-stage STAGE [LABEL]: one boot of the Debian 12 image of make
 # deb-install-test under QEMU (TCG), as its boot loader would: the
 # installed /boot/vmlinuz-<release> with /boot/initrd.img-<release>
-# (read out of the disk image with debugfs), root=/dev/vda on virtio-blk.
+# (read out of the disk image with debugfs), root=LABEL=netkit-root on
+# virtio-blk.
 # systemd starts netkit-stage.service after multi-user.target, which runs
 # qemu/debian/stage.sh STAGE from the payload disk (a tar archive on a
 # second virtio disk) and writes its report to the second serial port.
@@ -106,9 +107,10 @@ msg "qemu: $ACCEL -cpu $QEMU_CPU, $SMP CPUs, $MEM; console $console, report $rep
 qemu-system-x86_64 -accel "$ACCEL" -cpu "$QEMU_CPU" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$WORK/vmlinuz-$kernel" -initrd "$WORK/initrd.img-$kernel" \
-	-append "root=/dev/vda ro console=ttyS0 panic=-1 rootdelay=60" \
+	-append "root=LABEL=netkit-root ro console=ttyS0 panic=-1 rootdelay=60" \
 	-drive "file=$DISK,if=virtio,format=raw" \
-	-drive "file=$WORK/payload.tar,if=virtio,format=raw,readonly=on,serial=netkit-payload" \
+	-drive "file=$WORK/payload.tar,if=none,id=payload,format=raw,readonly=on" \
+	-device virtio-blk-pci,drive=payload,serial=netkit-payload \
 	-serial "file:$console" -serial "file:$report" \
 	</dev/null >"$LOG.qemu" 2>&1 &
 qemu=$!

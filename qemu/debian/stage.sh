@@ -56,8 +56,8 @@ boot_checks() {
 	r=$(uname -r)
 	[ "$r" = "$1" ]
 	expect "booted kernel $r (expected $1)" $?
-	expect_match "root is /dev/vda, ext4, read-write" '^/dev/vda ext4 rw' \
-		"$(findmnt -n -o SOURCE,FSTYPE,OPTIONS / | sed 's/,.*//')"
+	expect_match "root is the virtio disk netkit-root, ext4, read-write" '^/dev/vd[a-z] ext4 netkit-root rw' \
+		"$(findmnt -n -o SOURCE,FSTYPE,LABEL,OPTIONS / | sed 's/,.*//')"
 	expect_match "systemd reached multi-user.target" '^active$' "$(systemctl is-active multi-user.target)"
 	failed=$(systemctl --failed --plain --no-legend)
 	[ -z "$failed" ]
