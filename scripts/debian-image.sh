@@ -46,7 +46,7 @@ msg "mmdebstrap $SUITE: ${#packages[@]} packages from ${sources[*]}"
 pkgs=$(IFS=,; echo "${packages[*]}")
 # The kernel package's postinst builds the stock initrd in the chroot;
 # dkms finds no headers for the stock kernel and builds nothing yet.
-run_progress "$LOG" "mmdebstrap" mmdebstrap --variant=apt --include="$pkgs" \
+PROGRESS_RE='^I: ' run_progress "$LOG" "mmdebstrap (steps: its phases)" mmdebstrap --variant=apt --include="$pkgs" \
 	--aptopt='APT::Install-Recommends "false"' \
 	"$SUITE" "$root" "${sources[@]}"
 

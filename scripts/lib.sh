@@ -106,7 +106,8 @@ export GIT_COMMITTER_EMAIL="netkit-6.1@localhost"
 
 # run_progress LOG WHAT CMD...: like run_logged for long commands; prints a
 # progress line with the elapsed time and the number of objects compiled so
-# far (lines of the log that start with CC/LD/...) every $PROGRESS seconds.
+# far (lines of the log that start with CC/LD/..., or match PROGRESS_RE)
+# every $PROGRESS seconds.
 run_progress() {
 	local log=$1 what=$2 pid rc=0 t0 n
 	shift 2
@@ -116,7 +117,7 @@ run_progress() {
 	"$@" >>"$log" 2>&1 &
 	pid=$!
 	while ! wait_for "$pid" "${PROGRESS:-60}"; do
-		n=$(grep -cE '^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)' "$log" || true)
+		n=$(grep -cE "${PROGRESS_RE:-^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)}" "$log" || true)
 		msg "$what: $((($(date +%s) - t0) / 60))m$((($(date +%s) - t0) % 60))s, $n steps logged"
 	done
 	wait "$pid" || rc=$?

@@ -18,7 +18,8 @@
 # "NETKIT_STAGE <stage> rc=<n>".
 # shellcheck source=../../selftests/guest/lib.sh
 . ./lib.sh
-PATH=/run/netkit-stage/bin:$PATH
+stagedir=$(pwd)
+PATH=$stagedir/bin:$PATH
 export DEBIAN_FRONTEND=noninteractive
 
 stage=$1
@@ -73,14 +74,14 @@ apt_run() {
 	shift
 	echo "# apt-get $*"
 	apt_get "$@" </dev/null 2>&1 | sed 's/^/  | /'
-	expect "$_d" "$(cat /run/netkit-stage/apt-rc 2>/dev/null || echo 1)"
+	expect "$_d" "$(cat "$stagedir/apt-rc" 2>/dev/null || echo 1)"
 }
 # apt_get ARGS...: apt-get, its status kept in a file (it runs on the
 # left of a pipe).
 apt_get() {
 	_rc=0
 	apt-get -y -o Dpkg::Use-Pty=0 "$@" || _rc=$?
-	echo "$_rc" >/run/netkit-stage/apt-rc
+	echo "$_rc" >"$stagedir/apt-rc"
 }
 
 # installed_checks: what the image and headers packages leave behind.
