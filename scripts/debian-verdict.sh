@@ -48,7 +48,8 @@ if [ -z "$rc" ]; then
 elif [ "$rc" -ne 0 ]; then
 	problems+=("the stage's checks failed (rc=$rc)")
 fi
-notok=$(grep -a -A3 '^not ok' <<<"$text" || true)
+# The failed checks with the lines they print under them ("  got: ...").
+notok=$(awk '/^not ok/ { p = 1; print; next } p && /^  / { print; next } { p = 0 }' <<<"$text")
 [ -z "$notok" ] || problems+=("failed checks:"$'\n'"$notok")
 for r in "${required[@]}"; do
 	grep -aqE "^ok - $r" <<<"$text" || grep -aqE "^not ok - $r" <<<"$text" ||
