@@ -2,12 +2,16 @@
 # kernel: configure the tree and build bzImage, vmlinux (BTF for the
 # selftests), modules and the exported uapi headers in $KBUILD_OUT,
 # through ccache. KCONFIG chooses the configuration:
-#   test    tinyconfig + configs/*.config + the selftests' config: the
-#           project's test kernel, everything built in
-#   debian  Debian's own cloud config (linux-config-6.1) + configs/
-#           debian.config, trimmed to configs/debian.modules and
+#   test    tinyconfig + TEST_FRAGMENTS + the selftests' config: the
+#           project's test kernel, everything built in (DEBUG=1 adds
+#           configs/debug.config)
+#   debian  Debian's own cloud config (linux-config-6.1) + DEBIAN_FRAGMENTS,
+#           trimmed to configs/debian.modules and
 #           configs/debian-boot.modules (localmodconfig); its modules
 #           installed into $BUILD/modules
+# Every configs/*.config belongs to one of these lists (or is named by
+# the Makefile: debug.config); a fragment in configs/ that none names
+# stops the build, so that a new file is not silently left out.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,29 +20,40 @@ KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 JOBS=${JOBS:-$(nproc)}
 KCONFIG=${KCONFIG:-test}
 read -r -a extra <<<"${EXTRA_CONFIGS:-}"
+# The fragments of each kernel, in order ("selftests": the tree's
+# tools/testing/selftests/bpf/config: the BPF programs need the types it
+# enables in vmlinux.h). The test kernel: ours, the selftests' config,
+# then netkit and the fault injection the trust suite uses. Debian's: not
+# the selftests' config, which would build Debian's modules in.
+TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
+DEBIAN_FRAGMENTS=(debian.config faultinject.config)
+OTHER_FRAGMENTS=(debug.config) # DEBUG=1, through EXTRA_CONFIGS
+for f in "$TOP"/configs/*.config; do
+	f=${f##*/}
+	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
+		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS or OTHER_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
+done
+# fragments NAME...: their paths.
+fragments() {
+	local f
+	for f in "$@"; do
+		if [ "$f" = selftests ]; then
+			printf '%s\n' "$TREE/tools/testing/selftests/bpf/config"
+		else
+			printf '%s\n' "$TOP/configs/$f"
+		fi
+	done
+}
 case $KCONFIG in
 test)
-	# Our fragments, then the selftests' own config (the BPF programs
-	# need the types it enables in vmlinux.h), then netkit and the fault
-	# injection the trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1:
-	# configs/debug.config).
-	FRAGMENTS=(
-		"$TOP/configs/vm.config"
-		"$TOP/configs/bpf.config"
-		"$TREE/tools/testing/selftests/bpf/config"
-		"$TOP/configs/netkit.config"
-		"$TOP/configs/faultinject.config"
-		"${extra[@]}"
-	)
+	# EXTRA_CONFIGS adds more (DEBUG=1: configs/debug.config).
+	mapfile -t FRAGMENTS < <(fragments "${TEST_FRAGMENTS[@]}")
+	FRAGMENTS+=("${extra[@]}")
 	base_config=tinyconfig
 	;;
 debian)
-	# Not the selftests' config: it would build Debian's modules in.
-	FRAGMENTS=(
-		"$TOP/configs/debian.config"
-		"$TOP/configs/faultinject.config"
-		"${extra[@]}"
-	)
+	mapfile -t FRAGMENTS < <(fragments "${DEBIAN_FRAGMENTS[@]}")
+	FRAGMENTS+=("${extra[@]}")
 	base_config=$(debian_config cloud-amd64)
 	# The tests' modules and those a real boot of the package needs.
 	MODULE_LISTS=("$TOP/configs/debian.modules" "$TOP/configs/debian-boot.modules")
@@ -90,7 +105,7 @@ else
 		# localmodconfig reads lsmod's format: a module name first on
 		# a line. The lists' comments and blank lines are left out.
 		lsmod=$KBUILD_OUT/netkit-lsmod
-		{ echo Module; cat "${MODULE_LISTS[@]}" | grep -vE '^[[:space:]]*(#|$)'; } >"$lsmod"
+		{ echo Module; debian_modules; debian_boot_modules; } >"$lsmod"
 		before=$(grep -c '=m$' "$KBUILD_OUT/.config")
 		run_logged "$LOG" "${KMAKE[@]}" LSMOD="$lsmod" localmodconfig
 		msg "trimmed to ${MODULE_LISTS[*]##*/}: $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
