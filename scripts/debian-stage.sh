@@ -14,8 +14,8 @@
 #   remove     boot the stock kernel, apt remove the netkit packages
 #   reinstall  boot the stock kernel again, apt install again
 #
-# NETKIT_PLANT=failing-unit|initrd-without-virtio_blk plants a failure
-# (qemu/debian/stage.sh). LABEL (default STAGE) names the step and its
+# NETKIT_PLANT=failing-unit|initrd-without-virtio_blk|failing-postinst
+# plants a failure (qemu/debian/stage.sh). LABEL (default STAGE) names the step and its
 # files in $BUILD/deb-install (a stage booted twice keeps both).
 # scripts/debian-verdict.sh STAGE [LABEL] judges the run.
 set -euo pipefail
@@ -130,7 +130,13 @@ while kill -0 "$qemu" 2>/dev/null; do
 	if [ -z "$started" ] && grep -qa '^netkit-6.1 deb-install-test: stage' "$report"; then
 		started=$elapsed
 	fi
-	if [ "$elapsed" -ge "$STAGE_TIMEOUT" ]; then
+	# The initrd gave up on the root disk and waits at its shell: that
+	# boot will not go on.
+	alert=''
+	[ -n "$started" ] || alert=$(tr -d '\r' <"$console" | grep -a -m 1 -E 'ALERT! ' || true)
+	if [ -n "$alert" ]; then
+		verdict="the initrd did not mount the root filesystem: ${alert# *}"
+	elif [ "$elapsed" -ge "$STAGE_TIMEOUT" ]; then
 		verdict="timeout: the stage did not finish within ${STAGE_TIMEOUT}s"
 	elif [ -z "$started" ] && [ "$elapsed" -ge "$STAGE_BOOT_TIMEOUT" ]; then
 		verdict="boot timeout: the system did not reach multi-user.target and start the stage within ${STAGE_BOOT_TIMEOUT}s"

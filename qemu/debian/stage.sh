@@ -48,6 +48,16 @@ initrd-without-virtio_blk)
 		>/etc/initramfs-tools/hooks/zz-netkit-planted
 	chmod +x /etc/initramfs-tools/hooks/zz-netkit-planted
 	;;
+failing-postinst)
+	# A kernel postinst hook that fails, as a broken hook of another
+	# package would: the image package's postinst runs
+	# /etc/kernel/postinst.d, so dpkg cannot configure it.
+	mkdir -p /etc/kernel/postinst.d
+	# shellcheck disable=SC2016 # the hook expands it
+	printf '#!/bin/sh\necho "zz-netkit-planted: failing on purpose for kernel $1" >&2\nexit 1\n' \
+		>/etc/kernel/postinst.d/zz-netkit-planted
+	chmod +x /etc/kernel/postinst.d/zz-netkit-planted
+	;;
 esac
 
 # boot_checks RELEASE: the system booted RELEASE through its initrd from
@@ -68,13 +78,18 @@ boot_checks() {
 }
 
 # apt_run DESCRIPTION ARGS...: apt-get ARGS, its whole output in the
-# report (what a user sees), its exit status as a check.
+# report as it comes (what a user sees), its exit status as a check;
+# when it failed, the output's error lines again under the check, where
+# the host's verdict shows them.
 apt_run() {
 	_d=$1
 	shift
 	echo "# apt-get $*"
-	apt_get "$@" </dev/null 2>&1 | sed 's/^/  | /'
-	expect "$_d" "$(cat "$stagedir/apt-rc" 2>/dev/null || echo 1)"
+	apt_get "$@" </dev/null 2>&1 | tee "$stagedir/apt-out" | sed 's/^/  | /'
+	_rc=$(cat "$stagedir/apt-rc" 2>/dev/null || echo 1)
+	expect "$_d (exit status $_rc)" "$_rc"
+	[ "$_rc" -eq 0 ] ||
+		grep -iE 'error|fail|^E: ' "$stagedir/apt-out" | tail -n 15 | sed 's/^/  apt: /'
 }
 # apt_get ARGS...: apt-get, its status kept in a file (it runs on the
 # left of a pipe).
