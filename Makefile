@@ -80,8 +80,8 @@ endif
 # ifb as modules that the guest loads with modprobe; in its own BUILD.
 # Slow (a distribution kernel): not part of make test.
 KCONFIG ?= test
-# make deb is always Debian's config.
-ifneq ($(filter deb,$(MAKECMDGOALS)),)
+# make deb and make deb-install-test are always Debian's config.
+ifneq ($(filter deb deb-install-test,$(MAKECMDGOALS)),)
 override KCONFIG := debian
 endif
 ifeq ($(KCONFIG),debian)
@@ -150,6 +150,9 @@ help:
 	@echo '              act_bpf, tun, ifb as modules loaded by modprobe (slow; own BUILD)'
 	@echo '  deb         that kernel as Debian packages (bindeb-pkg), then the package booted and'
 	@echo '              tested: vmlinuz and modules from the unpacked .deb (slow; BUILD/deb)'
+	@echo '  deb-install-test  a Debian 12 system (mmdebstrap) installs the packages of deb with apt,'
+	@echo '              boots them through initramfs-tools and systemd, checks netkit, on-demand'
+	@echo '              modules and a DKMS module, removes and reinstalls them (slow; BUILD/deb-install)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
@@ -312,6 +315,32 @@ deb: selftests
 	@RUN_DIR='$(DEB_DIR)/run' scripts/select-tests.sh
 	@RUN_DIR='$(DEB_DIR)/run' BZIMAGE='$(DEB_DIR)/vmlinuz' INITRAMFS='$(DEB_DIR)/initramfs.cpio' scripts/run-qemu.sh
 	@scripts/verdict.sh '$(DEB_DIR)/run'
+
+# make deb-install-test: what a Debian 12 user does with the packages of
+# make deb. A Debian 12 system made with mmdebstrap from the machine's apt
+# sources (qemu/debian/packages: systemd, udev, initramfs-tools, dkms and
+# acpi-call-dkms, Debian's cloud kernel; a raw ext4 disk image cached in
+# NETKIT_CACHE/debian12), then one QEMU boot per stage through the
+# system's own initrd and systemd, a unit running qemu/debian/stage.sh:
+# apt install of the image and headers packages on the stock kernel,
+# the netkit kernel (modules on demand, netkit L3/L2 pairs with a BPF
+# program, the DKMS-built module), apt remove, the stock kernel after it
+# and the reinstall, the netkit kernel again. Slow: not part of make test.
+.PHONY: deb-install-test
+deb-install-test: selftests
+	@scripts/install-deps.sh debian
+	@scripts/build-deb.sh
+	@scripts/debian-image.sh
+	@scripts/debian-stage.sh install
+	@scripts/debian-verdict.sh install
+	@scripts/debian-stage.sh netkit
+	@scripts/debian-verdict.sh netkit
+	@scripts/debian-stage.sh remove
+	@scripts/debian-verdict.sh remove
+	@scripts/debian-stage.sh reinstall
+	@scripts/debian-verdict.sh reinstall
+	@scripts/debian-stage.sh netkit netkit-reinstalled
+	@scripts/debian-verdict.sh netkit netkit-reinstalled
 
 cover-letter: apply
 	@scripts/cover-letter.sh

@@ -6,8 +6,9 @@
 #           project's test kernel, everything built in (DEBUG=1 adds
 #           configs/debug.config)
 #   debian  Debian's own cloud config (linux-config-6.1) + DEBIAN_FRAGMENTS,
-#           trimmed to configs/debian.modules (localmodconfig); its
-#           modules installed into $BUILD/modules
+#           trimmed to configs/debian.modules and
+#           configs/debian-boot.modules (localmodconfig); its modules
+#           installed into $BUILD/modules
 # Every configs/*.config belongs to one of these lists (or is named by
 # the Makefile: debug.config); a fragment in configs/ that none names
 # stops the build, so that a new file is not silently left out.
@@ -54,7 +55,8 @@ debian)
 	mapfile -t FRAGMENTS < <(fragments "${DEBIAN_FRAGMENTS[@]}")
 	FRAGMENTS+=("${extra[@]}")
 	base_config=$(debian_config cloud-amd64)
-	MODULE_LIST=$TOP/configs/debian.modules
+	# The tests' modules and those a real boot of the package needs.
+	MODULE_LISTS=("$TOP/configs/debian.modules" "$TOP/configs/debian-boot.modules")
 	;;
 *) die "KCONFIG must be test or debian, not '$KCONFIG'" ;;
 esac
@@ -73,7 +75,7 @@ mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 # bpftool and the selftests, which the selftests step builds): a patch
 # that only touches tools/ does not relink the kernel.
 kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
-inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"})
+inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"})
 if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
@@ -84,7 +86,7 @@ stamp_clear kernel
 # the symbols that actually changed affect) whenever what it is made of
 # changed: the fragments, the tree's Kconfig files and version, this
 # script. A patch that changes only code keeps it (saves ~25 s).
-config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"} \
+config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"} \
 	"$(tree_git ls-files -s -- '*Kconfig*' Makefile arch/x86/configs kernel/configs | sha256sum)")
 if [ "$(stamp_read kernel-config)" = "$config_inputs" ] && [ -f "$KBUILD_OUT/.config" ]; then
 	msg "config unchanged (fragments, Kconfig files): keeping $KBUILD_OUT/.config"
@@ -99,14 +101,14 @@ else
 	run_logged "$LOG" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KBUILD_OUT" \
 		"$KBUILD_OUT/.config" "${FRAGMENTS[@]}"
 	run_logged "$LOG" "${KMAKE[@]}" olddefconfig
-	if [ -n "${MODULE_LIST:-}" ]; then
+	if [ -n "${MODULE_LISTS[*]-}" ]; then
 		# localmodconfig reads lsmod's format: a module name first on
-		# a line. The list's comments and blank lines are left out.
+		# a line. The lists' comments and blank lines are left out.
 		lsmod=$KBUILD_OUT/netkit-lsmod
-		{ echo Module; debian_modules; } >"$lsmod"
+		{ echo Module; debian_modules; debian_boot_modules; } >"$lsmod"
 		before=$(grep -c '=m$' "$KBUILD_OUT/.config")
 		run_logged "$LOG" "${KMAKE[@]}" LSMOD="$lsmod" localmodconfig
-		msg "trimmed to $(basename "$MODULE_LIST"): $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
+		msg "trimmed to ${MODULE_LISTS[*]##*/}: $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
 	fi
 
 	# Every option our fragments ask for must have survived olddefconfig. A
@@ -145,7 +147,7 @@ run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers
 # rewritten by every run): make check-configs reads modpost's findings
 # from it.
 cp "$LOG" "$KBUILD_OUT/netkit-last-build.log"
-if [ -n "${MODULE_LIST:-}" ]; then
+if [ -n "${MODULE_LISTS[*]-}" ]; then
 	# The modules as a package installs them (signed at install time by
 	# MODULE_SIG_ALL; stripped of debug info, as Debian's are), for the
 	# initramfs.

@@ -103,9 +103,13 @@ tree_git() { git -C "$TREE" "$@"; }
 # empty without a record.
 run_status() { sed -n 's/^status=//p' "$1/qemu" 2>/dev/null || true; }
 
-# debian_modules: the modules of configs/debian.modules, one per line,
-# without its comments and blank lines.
-debian_modules() { grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/debian.modules"; }
+# module_list NAME: the modules of configs/NAME, one per line, without
+# its comments and blank lines. debian_modules: the tests' list
+# (configs/debian.modules); debian_boot_modules: those a Debian system
+# needs to boot the package from its disk (configs/debian-boot.modules).
+module_list() { grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/$1"; }
+debian_modules() { module_list debian.modules; }
+debian_boot_modules() { module_list debian-boot.modules; }
 
 # Commits made by the harness get a fixed identity and, with
 # --committer-date-is-author-date, reproducible object ids.
@@ -114,7 +118,8 @@ export GIT_COMMITTER_EMAIL="netkit-6.1@localhost"
 
 # run_progress LOG WHAT CMD...: like run_logged for long commands; prints a
 # progress line with the elapsed time and the number of objects compiled so
-# far (lines of the log that start with CC/LD/...) every $PROGRESS seconds.
+# far (lines of the log that start with CC/LD/..., or match PROGRESS_RE)
+# every $PROGRESS seconds.
 run_progress() {
 	local log=$1 what=$2 pid rc=0 t0 n
 	shift 2
@@ -124,7 +129,7 @@ run_progress() {
 	"$@" >>"$log" 2>&1 &
 	pid=$!
 	while ! wait_for "$pid" "${PROGRESS:-60}"; do
-		n=$(grep -cE '^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)' "$log" || true)
+		n=$(grep -cE "${PROGRESS_RE:-^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)}" "$log" || true)
 		msg "$what: $((($(date +%s) - t0) / 60))m$((($(date +%s) - t0) % 60))s, $n steps logged"
 	done
 	wait "$pid" || rc=$?
@@ -187,4 +192,22 @@ kbuild_setup() {
 	fi
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
 	export KBUILD_BUILD_TIMESTAMP
+}
+
+# Kernel trouble as printk formats it, for every scan of a console or a
+# journal (lines with the printk timestamp: the console also carries test
+# output, which could quote these words): oopses, WARN, KASAN/UBSAN
+# reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
+# stalls and lockups. scripts/verdict.sh and scripts/debian-verdict.sh
+# use these.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'
+# Modules refused or tainting for their signature or symbol versions.
+# shellcheck disable=SC2034
+MODULE_PROBLEM_RE='\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|Invalid module format)'
+
+# kernel_splats FILE [RE]: the lines of FILE (read as text, CRs dropped)
+# that match RE (default KERNEL_SPLAT_RE), with their line numbers.
+kernel_splats() {
+	tr -d '\r' <"$1" | grep -a -nE "${2:-$KERNEL_SPLAT_RE}" || true
 }

@@ -53,18 +53,19 @@ timeout | boot-timeout)
 *) problems+=("run-qemu.sh left no status in $DIR/qemu") ;;
 esac
 
-# Kernel trouble, as printk formats it: lines with the printk timestamp
-# (the console also carries test output, which could quote these words).
+# Kernel trouble, as printk formats it (lib.sh's KERNEL_SPLAT_RE: lines
+# with the printk timestamp, as the console also carries test output).
 # Covers oopses, WARN, KASAN/UBSAN reports, lockdep and RCU-lockdep splats
 # ("WARNING: possible circular locking ...", "WARNING: suspicious RCU
 # usage"), sleeping in atomic context, stalls and lockups.
-oops=$(grep -a -nE '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)' <<<"$log" || true)
+oops=$(grep -a -nE "$KERNEL_SPLAT_RE" <<<"$log" || true)
 [ -z "$oops" ] || problems+=("kernel reported problems on the console:"$'\n'"$(head -n 20 <<<"$oops")")
 
 # Modules: none refused or tainting for its signature or symbol versions
-# (any kernel: the test kernel loads bpf_testmod.ko too); on Debian's
-# kernel, every one of configs/debian.modules loaded.
-modfail=$(grep -a -nE '\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|Invalid module format)' <<<"$log" || true)
+# (lib.sh's MODULE_PROBLEM_RE; any kernel: the test kernel loads
+# bpf_testmod.ko too); on Debian's kernel, every one of
+# configs/debian.modules loaded.
+modfail=$(grep -a -nE "$MODULE_PROBLEM_RE" <<<"$log" || true)
 [ -z "$modfail" ] || problems+=("module loading problems on the console:"$'\n'"$(head -n 10 <<<"$modfail")")
 if [ "$kernel" = debian ]; then
 	loaded=$(sed -n 's/^netkit-6.1 guest: modules loaded: //p' <<<"$log" | tail -n 1)
