@@ -14,7 +14,7 @@ if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
 	die "$TREE was not made by this harness; not removing it"
 fi
 for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
-	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
+	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
 	"$NETKIT_CACHE/am-worktree" "${COV_BUILD:-$NETKIT_CACHE/build-coverage}" \
 	"${MUT_BUILD:-$NETKIT_CACHE/build-mutate}" "${MUT_TREE:-$NETKIT_CACHE/mutate/linux}" \
 	"$TREE" "$NETKIT_CACHE/ccache"; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# deps [bench|coverage]: install the Debian packages the pipeline needs (or,
-# with "bench" or "coverage", what make bench or make coverage needs on top), nothing else. Only packages that
-# are missing are installed; without apt-get, or without root/sudo, the
-# missing packages are named and the step fails.
+# deps [bench|debian|coverage]: install the Debian packages the pipeline
+# needs (or, with "bench", "debian" or "coverage", what make bench, make
+# deb-install-test or make coverage needs on top), nothing else. Only
+# packages that are missing are installed; without apt-get, or without
+# root/sudo, the missing packages are named and the step fails.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -29,13 +30,19 @@ bench)
 	name=bench-deps
 	PACKAGES=(iperf3 sockperf linux-perf gnuplot-nox python3)
 	;;
+debian)
+	# make deb-install-test: the Debian 12 system (mmdebstrap), its ext4
+	# disk image (mkfs.ext4 -d, debugfs), booted under QEMU.
+	name=debian-deps
+	PACKAGES=(mmdebstrap e2fsprogs qemu-system-x86)
+	;;
 coverage)
 	# lcov (geninfo, genhtml) for make coverage's tracefile and HTML
 	# report; gcov itself comes with gcc.
 	name=coverage-deps
 	PACKAGES=(lcov)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|coverage]" ;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage]" ;;
 esac
 
 step "$name"
