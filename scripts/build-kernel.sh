@@ -9,9 +9,10 @@
 #           trimmed to configs/debian.modules and
 #           configs/debian-boot.modules (localmodconfig); its modules
 #           installed into $BUILD/modules
-# Every configs/*.config belongs to one of these lists (or is named by
-# the Makefile: debug.config); a fragment in configs/ that none names
-# stops the build, so that a new file is not silently left out.
+# Every configs/*.config belongs to one of these lists (or to
+# OTHER_FRAGMENTS, those the Makefile or a script adds); a fragment in
+# configs/ that none names stops the build, so that a new file is not
+# silently left out.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +28,10 @@ read -r -a extra <<<"${EXTRA_CONFIGS:-}"
 # the selftests' config, which would build Debian's modules in.
 TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
 DEBIAN_FRAGMENTS=(debian.config faultinject.config)
-OTHER_FRAGMENTS=(debug.config) # DEBUG=1, through EXTRA_CONFIGS
+# Added through EXTRA_CONFIGS: DEBUG=1's, make coverage's gcov kernel
+# (scripts/coverage-kernel.sh) and make mutate's schemata kernel
+# (scripts/mutate-tree.sh), each on top of TEST_FRAGMENTS.
+OTHER_FRAGMENTS=(debug.config coverage.config mutate.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
 	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
