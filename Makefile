@@ -155,8 +155,9 @@ help:
 	@echo '              modules and a DKMS module, removes and reinstalls them (slow; BUILD/deb-install)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
-	@echo '  coverage    line and branch coverage of the series (gcov kernel, default set, lcov): HTML and'
-	@echo '              summary in COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
+	@echo '  coverage    qemu-test on a gcov kernel (T, default: the default set; run in COV_RUN_DIR, judged'
+	@echo '              by verdict.sh), then lcov'"'"'s line and branch coverage: HTML and summary in'
+	@echo '              COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
 	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel), each judged by its'
 	@echo '              area'"'"'s tests in QEMU; MUTATE_SEED, MUTATE_MAX; MUT_BUILD/mutate-report.md (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
@@ -197,6 +198,9 @@ help:
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  KCONFIG       $(KCONFIG)   (debian: Debian'"'"'s cloud config, tested modules as modules, in NETKIT_CACHE/build-debian)'
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/; a patch: up to it; in NETKIT_CACHE/cut)'
+	@echo '  COV_BUILD     $(COV_BUILD)   (make coverage'"'"'s gcov build; its run in COV_RUN_DIR $(COV_RUN_DIR))'
+	@echo '  MUT_BUILD     $(MUT_BUILD)   (make mutate'"'"'s build; its worktree MUT_TREE $(MUT_TREE))'
+	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample, mutants per boot)'
 	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time)'
 	@echo
@@ -346,25 +350,32 @@ deb-install-test: selftests
 	@scripts/debian-stage.sh netkit netkit-reinstalled
 	@scripts/debian-verdict.sh netkit netkit-reinstalled
 
-# make coverage: the test kernel with gcov for the objects of
+# make coverage: a make qemu-test run on a gcov kernel, in a BUILD and run
+# directory of its own. The test kernel with gcov for the objects of
 # configs/coverage.objects (GCOV_PROFILE_<object>.o=y on kbuild's command
-# line) in COV_BUILD, the tests T selects (default: the default set), the
-# counters out of the guest, lcov's line and branch coverage: HTML report
-# and summary in COV_BUILD/coverage; every unrun line of netkit.c, mprog.c
-# and tcx.c explained in selftests/coverage-unrun.txt. Slow: not part of
-# make test.
+# line) in COV_BUILD, its selftests and initramfs; T resolved into
+# COV_RUN_DIR/selection (default: the default set); the run with the
+# counters sent out of the guest (scripts/coverage-run.sh:
+# scripts/run-qemu.sh with qemu/gcov-dump), judged by scripts/verdict.sh
+# as any run; then lcov's line and branch coverage: HTML report and
+# summary in COV_BUILD/coverage; every unrun line of netkit.c, mprog.c and
+# tcx.c explained in selftests/coverage-unrun.txt. Slow: not part of make
+# test.
 # make mutate: every mutant of scripts/mutate-gen.py compiled into one
 # kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
 # own), a sample of MUTATE_MAX drawn with MUTATE_SEED, each judged by the
 # tests of its area in QEMU, MUTATE_PER_BOOT per boot; the report in
 # MUT_BUILD/mutate-report.md. Slow: not part of make test.
 COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
+COV_RUN_DIR ?= $(COV_BUILD)/qemu-test
 MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate
 MUT_TREE ?= $(NETKIT_CACHE)/mutate/linux
 MUTATE_SEED ?= 1
 MUTATE_MAX ?= 240
 MUTATE_PER_BOOT ?= 10
-export COV_BUILD MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT
+COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT
+NETKIT_EXPORTS += $(COVERAGE_EXPORTS)
+export $(COVERAGE_EXPORTS)
 .PHONY: coverage mutate
 ifneq ($(filter coverage mutate,$(MAKECMDGOALS)),)
 ifneq ($(DEBUG)$(filter debian,$(KCONFIG)),)
@@ -376,8 +387,10 @@ coverage: apply
 	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
 	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
 	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
-	@BUILD='$(COV_BUILD)' scripts/coverage-run.sh
-	@BUILD='$(COV_BUILD)' scripts/coverage-report.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/select-tests.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-run.sh
+	@BUILD='$(COV_BUILD)' scripts/verdict.sh '$(COV_RUN_DIR)'
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-report.sh
 
 mutate: coverage
 	@BUILD='$(MUT_BUILD)' scripts/mutate-tree.sh

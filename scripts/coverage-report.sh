@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # coverage-report: the gcov counters the coverage guest sent
-# (scripts/coverage-run.sh) turned into line and branch coverage by
+# (scripts/coverage-run.sh, in RUN_DIR/result) of a run that passes
+# scripts/verdict.sh, turned into line and branch coverage by
 # Debian's lcov: the tracefile $BUILD/coverage/series.info, the HTML report
 # $BUILD/coverage/html/index.html (genhtml) and the summary
 # $BUILD/coverage/summary.md (scripts/coverage-summary.py): per file of
@@ -15,6 +16,7 @@ set -euo pipefail
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 COV=$BUILD/coverage
+RESULT=$RUN_DIR/result
 OBJECTS=$TOP/configs/coverage.objects
 UNRUN=$TOP/selftests/coverage-unrun.txt
 GCOV_TOOL=gcov-$(gcc -dumpversion | cut -d. -f1)
@@ -23,15 +25,21 @@ step coverage-report
 for t in lcov genhtml "$GCOV_TOOL"; do
 	command -v "$t" >/dev/null || die "$t not found; run: scripts/install-deps.sh coverage"
 done
-[ -f "$COV/result" ] || die "$COV/result not found; run: make coverage"
+[ -f "$RESULT" ] || die "$RESULT not found; run: make coverage"
+# Only the counters of a run that passed (make coverage judged it just
+# before; this also holds when the report is made again by hand).
+"$TOP/scripts/verdict.sh" "$RUN_DIR" >/dev/null 2>&1 ||
+	die "the run in $RUN_DIR does not pass scripts/verdict.sh $RUN_DIR: its counters do not count"
+grep -q '^NETKIT_GCOV_END' "$RESULT" ||
+	die "the guest sent no gcov counters on ttyS1 ($RESULT): does qemu/init still end with 'reboot -f' through PATH (qemu/gcov-dump as /usr/sbin/reboot)?"
 
 # The archive between the markers, unpacked; the guest's paths are the
 # build directory's (debugfs mirrors the object tree).
 rm -rf "$COV/gcda" "$COV/data" "$COV/html"
 mkdir -p "$COV/gcda" "$COV/data"
-sed -n '/^NETKIT_GCOV_BEGIN$/,/^NETKIT_GCOV_END$/p' "$COV/result" | sed '1d;$d' | tr -d '\r' |
+tr -d '\r' <"$RESULT" | sed -n '/^NETKIT_GCOV_BEGIN$/,/^NETKIT_GCOV_END$/p' | sed '1d;$d' |
 	base64 -d | tar -xzf - -C "$COV/gcda" ||
-	die "cannot unpack the gcov counters from $COV/result"
+	die "cannot unpack the gcov counters from $RESULT"
 # Each profiled object's .gcno (from the build) with its .gcda (from the
 # guest) in one directory tree for lcov.
 mapfile -t objs < <(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$OBJECTS")
@@ -54,6 +62,9 @@ patterns+=("$TREE/include/linux/bpf_mprog.h" "$TREE/include/net/tcx.h" "$TREE/in
 run_logged "$LOG" lcov --quiet --rc lcov_branch_coverage=1 --extract "$COV/all.info" "${patterns[@]}" \
 	--output-file "$COV/series.info"
 tree_git rev-parse refs/netkit/applied >"$COV/applied"
+# What ran, for make mutate (its mutants on lines no test ran are not
+# booted: that needs the default set's coverage).
+cp "$RUN_DIR/selection" "$COV/selection"
 run_logged "$LOG" genhtml --quiet --branch-coverage --legend --prefix "$TREE" \
 	--title "netkit-6.1 series, make coverage ($(tree_git log -1 --format=%h refs/netkit/applied))" \
 	--output-directory "$COV/html" "$COV/series.info"
