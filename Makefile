@@ -158,8 +158,9 @@ help:
 	@echo '  coverage    qemu-test on a gcov kernel (T, default: the default set; run in COV_RUN_DIR, judged'
 	@echo '              by verdict.sh), then lcov'"'"'s line and branch coverage: HTML and summary in'
 	@echo '              COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
-	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel), each judged by its'
-	@echo '              area'"'"'s tests in QEMU; MUTATE_SEED, MUTATE_MAX; MUT_BUILD/mutate-report.md (slow)'
+	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel that first passes'
+	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; MUTATE_SEED,'
+	@echo '              MUTATE_MAX; MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
 	@echo
@@ -363,9 +364,12 @@ deb-install-test: selftests
 # test.
 # make mutate: every mutant of scripts/mutate-gen.py compiled into one
 # kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
-# own), a sample of MUTATE_MAX drawn with MUTATE_SEED, each judged by the
-# tests of its area in QEMU, MUTATE_PER_BOOT per boot; the report in
-# MUT_BUILD/mutate-report.md. Slow: not part of make test.
+# own), which first passes make qemu-test's run and verdict with no mutant
+# selected (MUT_BUILD/qemu-test); a sample of MUTATE_MAX drawn with
+# MUTATE_SEED, each judged by the tests of its area in QEMU,
+# MUTATE_PER_BOOT per boot; the report in MUT_BUILD/mutate-report.md.
+# Needs make coverage's data (of the default set). Slow: not part of make
+# test.
 COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
 COV_RUN_DIR ?= $(COV_BUILD)/qemu-test
 MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate

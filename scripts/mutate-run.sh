@@ -11,8 +11,32 @@
 # The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
 # being the kernel, the initramfs and the tests: a run that is stopped
 # goes on where it was, and a change to any of them starts afresh.
-# The first boot of a new identity is the baseline, every test with no
-# mutant selected: it must pass, and its times order and limit the tests.
+# A new identity starts with two runs of the schemata kernel with no
+# mutant selected. The gate: make qemu-test's own run of the default set
+# (scripts/select-tests.sh, scripts/run-qemu.sh and scripts/verdict.sh in
+# $BUILD/qemu-test): the kernel every mutant is judged on must pass the
+# one verdict. Then the baseline, every test one by one under
+# qemu/mutate-init: it must pass too, and its times order and limit the
+# tests.
+#
+# Where this differs from make qemu-test, and why:
+#   - the tests: the same selection records, one per area
+#     (select-tests.sh with T=netkit and T=tcx, GUEST_MODE=full, in
+#     $BUILD/select-<area>), whose tests mutate.py splits into single
+#     test_progs tests; a mutant is judged by its area's tests only.
+#   - the guest: qemu/mutate-init, not qemu/init (rdinit=/mutate-init on
+#     the command line comes after run-qemu.sh's rdinit=/init, and the
+#     kernel takes the last): it runs the tests one at a time with a
+#     mutant selected, stops at the first failure and reboots after a
+#     kill. It carries both areas' records and puts the mutant's area's
+#     one at /etc/netkit-6.1/selection for each guest test, which reads
+#     it as under qemu/init (selftests/guest/lib.sh: form and areas).
+#   - the verdict: not scripts/verdict.sh, which judges a run as one pass
+#     or fail - here a failure is the expected outcome (a kill), and the
+#     verdicts are per mutant (scripts/mutate.py collect, from the MUT
+#     lines, the console and run-qemu.sh's record $dir/qemu). Kernel
+#     trouble is lib.sh's KERNEL_SPLAT_RE in both, in the guest too
+#     (/etc/netkit-6.1/kernel-splat-re).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,22 +59,57 @@ done
 [ "$(cat "$COV_BUILD/coverage/applied" 2>/dev/null)" = "$(tree_git rev-parse refs/netkit/applied)" ] ||
 	die "the coverage data are not of the applied series; run: make coverage"
 
+# make coverage's data decide which mutants are never executed: they must
+# be of the tests that judge the mutants, the default set (the union of
+# T=netkit and T=tcx).
+cov_filter=$(
+	filter=''
+	# shellcheck source=/dev/null
+	. "$COV_BUILD/coverage/selection" 2>/dev/null
+	printf '%s' "$filter"
+)
+[ "$cov_filter" = "the default set" ] ||
+	die "make coverage ran ${cov_filter:-an unknown selection} ($COV_BUILD/coverage/selection), not the default set; run: make coverage without T="
+
 # The tests of each area, as scripts/select-tests.sh selects them for
 # T=netkit and T=tcx (every test_progs test and guest test of the area,
-# in full), one by one.
-# shellcheck disable=SC2016 # expanded by the shell select-tests.sh runs
-show='printf "%s;%s\n" "${TEST_ARGS#-t }" "$GUEST_TESTS"'
-nk=$(T=netkit GUEST_MODE=full "$TOP/scripts/select-tests.sh" sh -c "$show")
-tx=$(T=tcx GUEST_MODE=full "$TOP/scripts/select-tests.sh" sh -c "$show")
+# in full), from the worktree's selftests: each area's selection record
+# in $BUILD/select-<area>, whose tests mutate.py splits into single tests.
+# TEST_ARGS and GUEST_TESTS (make's) would replace what T selects: not
+# here.
+area_tests() {
+	local rec=$BUILD/select-$1
+	env -u TEST_ARGS -u GUEST_TESTS T="$1" GUEST_MODE=full TREE="$MUT_TREE" RUN_DIR="$rec" \
+		"$TOP/scripts/select-tests.sh" >>"$LOG"
+	(
+		test_progs='' guest_tests=''
+		# shellcheck source=/dev/null
+		. "$rec/selection"
+		[ -z "$test_progs" ] || [ "${test_progs#-t }" != "$test_progs" ] ||
+			die "$rec/selection: test_progs '$test_progs' is not one -t list"
+		printf '%s;%s\n' "${test_progs#-t }" "$guest_tests"
+	)
+}
+nk=$(area_tests netkit)
+tx=$(area_tests tcx)
 python3 "$TOP/scripts/mutate.py" tests --tree "$MUT_TREE" --netkit "$nk" --tcx "$tx" >"$BUILD/tests.tsv"
 
 python3 "$TOP/scripts/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
 	--info "$INFO" --seed "$MUTATE_SEED" --max "$MUTATE_MAX" >"$BUILD/sample.tsv"
-identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/mutate.py")
+identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/mutate.py" \
+	"$BUILD/select-netkit/selection" "$BUILD/select-tcx/selection" "$KERNEL_SPLAT_RE")
 kernel_id=$(sha256sum "$BZ" | cut -c1-16)
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
 if [ ! -f "$results" ]; then
+	# The gate: make qemu-test on the schemata kernel, no mutant selected.
+	gate=$BUILD/qemu-test
+	msg "the gate: make qemu-test's default set on the schemata kernel, no mutant selected ($gate)"
+	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto TREE="$MUT_TREE" RUN_DIR="$gate" \
+		"$TOP/scripts/select-tests.sh"
+	RUN_DIR="$gate" BZIMAGE="$BZ" INITRAMFS="$INITRD" KBUILD_OUT="$KBUILD_OUT" "$TOP/scripts/run-qemu.sh"
+	"$TOP/scripts/verdict.sh" "$gate" ||
+		die "the schemata kernel with no mutant selected fails make qemu-test's verdict (run directory $gate): no mutant can be judged on it"
 	printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
 		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >"$results.new"
 	cp "$BUILD/tests.tsv" "$BUILD/results/$identity.tests"
@@ -77,6 +136,10 @@ while :; do
 	dir=$BUILD/boot
 	rm -rf "$dir"
 	mkdir -p "$dir/root/etc/netkit-6.1"
+	printf '%s\n' "$KERNEL_SPLAT_RE" >"$dir/root/etc/netkit-6.1/kernel-splat-re"
+	for a in netkit tcx; do
+		cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
+	done
 	plan=$(python3 "$TOP/scripts/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
 		--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir")
 	[ "$plan" != "done" ] || break
@@ -87,16 +150,22 @@ while :; do
 	boot=$((boot + 1))
 	done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
 	msg "boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
-	rc=0
-	BOOT_STEP=mutate-boot BZIMAGE="$BZ" INITRAMFS="$INITRD" CONSOLE="$dir/console" RESULT="$dir/result" \
-		EXTRA_ROOT="$dir/root" RUN_TEST_PROGS=no GUEST_TESTS='' TEST_ARGS='' CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" \
-		TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
-		"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 || rc=$?
-	python3 "$TOP/scripts/mutate.py" collect --sample "$BUILD/sample.tsv" --results "$results" --dir "$dir" --rc "$rc" ||
-		die "boot $boot: no verdict; see $dir/run-qemu.log, $dir/console and $dir/result"
+	# A run directory of run-qemu.sh's (console.log, result, its record
+	# qemu), with the guest's files in EXTRA_ROOT instead of a selection
+	# record. run-qemu.sh fails only when QEMU could not run; how the boot
+	# ended (finished, timeout, boot-timeout) is in $dir/qemu.
+	BOOT_STEP=mutate-boot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" EXTRA_ROOT="$dir/root" \
+		CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
+		"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
+		die "boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
+	python3 "$TOP/scripts/mutate.py" collect --sample "$BUILD/sample.tsv" --results "$results" --dir "$dir" \
+		--status "$(run_status "$dir")" --splat-re "$KERNEL_SPLAT_RE" ||
+		die "boot $boot: no verdict; see $dir/run-qemu.log, $dir/console.log and $dir/result"
 	# the last boot's files stay for a look; a boot with a crash is kept
-	if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console"; then
+	# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
+	if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
 		rm -rf "$BUILD/boot-crash-$boot" && cp -a "$dir" "$BUILD/boot-crash-$boot"
+		rm -f "$BUILD/boot-crash-$boot/boot.cpio"
 	fi
 done
 secs=$(($(date +%s) - t0))

@@ -4,7 +4,7 @@
     mutate.py sample  --mutants M --nobuild F --info I --seed S --max N > sample.tsv
     mutate.py tests   --tree TREE --netkit TERMS --tcx TERMS > tests.tsv
     mutate.py plan    --sample S --results R --tests T --per-boot K --dir D
-    mutate.py collect --sample S --results R --dir D --rc RC
+    mutate.py collect --sample S --results R --dir D --status STATUS --splat-re RE
     mutate.py report  --sample S --results R --equivalent E [--title T]
 
 sample: the mutants of one run. Every mutant of mutants.tsv (from
@@ -30,13 +30,15 @@ baseline's time (cheap killers first), each with its limit (4x its
 baseline time + 30 s); prints "CMDLINE TIMEOUT" for the boot. With no
 baseline yet, the plan is the baseline: mutant 0, every test.
 
-collect: reads D/result (the guest's MUT lines) and D/console after a
-boot that exited with --rc and appends the verdicts to the results file:
+collect: reads D/result (the guest's MUT lines) and D/console.log after
+a boot that ended with --status (scripts/run-qemu.sh's record: finished,
+timeout, boot-timeout) and appends the verdicts to the results file:
 killed (by the first failing test), survived, timeout (a test's limit,
 a hung task, a soft lockup or the run's limit), crash (a kernel panic
 during a test: killed); a kill that never reached the mutant (hits 0) is
 a flaky test or state left by another mutant: the mutant runs again
 once. A survivor whose console shows a kernel warning is killed by it.
+Kernel trouble is --splat-re, lib.sh's KERNEL_SPLAT_RE (scripts/verdict.sh's).
 
 report: the tables (per file and operator, before any boot and after),
 the score (killed of the mutants that build and ran), every survivor with
@@ -53,10 +55,9 @@ import subprocess
 import sys
 
 CORE = ('drivers/net/netkit.c', 'kernel/bpf/mprog.c', 'kernel/bpf/tcx.c')
-TROUBLE = re.compile(r'\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|'
-                     r'general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|'
-                     r'soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|'
-                     r'INFO: task .* blocked for more than)')
+# Kernel trouble on the console: collect's --splat-re, the one copy of
+# the pattern being scripts/lib.sh's KERNEL_SPLAT_RE.
+TROUBLE = None
 
 
 def area_of(path):
@@ -276,6 +277,8 @@ def cmd_plan(a):
 
 
 def cmd_collect(a):
+    global TROUBLE
+    TROUBLE = re.compile(a.splat_re)
     results = read_results(a.results)
     sample = {m['id']: m for m in read_tsv(a.sample)} if a.sample else {}
     with open(os.path.join(a.dir, 'plan')) as f:
@@ -287,8 +290,8 @@ def cmd_collect(a):
         with open(os.path.join(a.dir, 'result'), errors='replace') as f:
             res = f.read()
     console = ''
-    if os.path.exists(os.path.join(a.dir, 'console')):
-        with open(os.path.join(a.dir, 'console'), errors='replace') as f:
+    if os.path.exists(os.path.join(a.dir, 'console.log')):
+        with open(os.path.join(a.dir, 'console.log'), errors='replace') as f:
             console = f.read().replace('\r', '')
     retried = collections.Counter(r['id'] for r in results if r['verdict'] == 'retry')
     out = []
@@ -321,7 +324,7 @@ def cmd_collect(a):
                     detail = 'not reached by its tests'
             if mid == 0 and verdict != 'survived':
                 raise SystemExit(f'mutate: the baseline (no mutant) failed: {by} {detail}; '
-                                 f'console {os.path.join(a.dir, "console")}')
+                                 f'console {os.path.join(a.dir, "console.log")}')
             out.append((mid, verdict, by, hits, detail))
             continue
         # started, never finished: the kernel died or the run's limit hit
@@ -339,17 +342,17 @@ def cmd_collect(a):
             verdict, detail = 'timeout', 'kernel hang: ' + first_trouble(seg)
         elif 'Kernel panic' in seg or 'Oops' in seg or 'BUG:' in seg:
             verdict, detail = 'crash', 'kernel panic: ' + first_trouble(seg)
-        elif a.rc != 0:
-            verdict, detail = 'timeout', 'the boot passed its limit'
+        elif a.status in ('timeout', 'boot-timeout'):
+            verdict, detail = 'timeout', f'the boot passed its limit ({a.status})'
         else:
             verdict, detail = 'crash', 'the guest stopped'
         if mid == 0:
             raise SystemExit(f'mutate: the baseline (no mutant) did not finish: {detail}; '
-                             f'console {os.path.join(a.dir, "console")}')
+                             f'console {os.path.join(a.dir, "console.log")}')
         out.append((mid, verdict, running or '?', '?', detail))
     if not started:
         raise SystemExit(f'mutate: the guest started no mutant (plan {plan[:3]}...); '
-                         f'console {os.path.join(a.dir, "console")}, result {os.path.join(a.dir, "result")}')
+                         f'console {os.path.join(a.dir, "console.log")}, result {os.path.join(a.dir, "result")}')
     with open(a.results, 'a') as f:
         for r in out:
             f.write('\t'.join(str(x) for x in r).replace('\n', ' ') + '\n')
@@ -476,7 +479,8 @@ def main():
     p.add_argument('--sample')
     p.add_argument('--results', required=True)
     p.add_argument('--dir', required=True)
-    p.add_argument('--rc', type=int, default=0)
+    p.add_argument('--status', required=True, choices=('finished', 'timeout', 'boot-timeout'))
+    p.add_argument('--splat-re', required=True)
     p = sub.add_parser('report')
     p.add_argument('--sample', required=True)
     p.add_argument('--results', required=True)
