@@ -381,7 +381,7 @@ endif
 endif
 coverage: apply
 	@scripts/install-deps.sh coverage
-	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
+	@BUILD='$(COV_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/coverage-kernel.sh
 	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
 	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/select-tests.sh
@@ -390,7 +390,7 @@ coverage: apply
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-report.sh
 
 mutate: coverage
-	@BUILD='$(MUT_BUILD)' scripts/mutate-tree.sh
+	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/mutate-tree.sh
 	@BUILD='$(MUT_BUILD)' scripts/mutate-run.sh
 
 cover-letter: apply

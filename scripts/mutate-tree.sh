@@ -11,6 +11,16 @@
 # $BUILD/nobuild.tsv and left out, and the build is repeated until it
 # passes. Then the selftests and the initramfs of that tree, as for the
 # test kernel. One build serves every mutant.
+#
+# The build is not a cold one. Run as root, it starts from a copy of the
+# test kernel's objects (SEED_KBUILD, the Makefile passes the
+# pipeline's) and runs in a private mount namespace in which each
+# schemata file of the worktree is bind-mounted over the same file of
+# TREE: kbuild sees the test kernel's tree at the test kernel's path,
+# with the same command lines, and rebuilds the mutated files, the
+# objects that read a symbol of configs/mutate.config, and the link. No
+# other process sees the bind mounts; TREE itself is not written. Without
+# root (or without a seed) it builds the worktree from scratch.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -50,6 +60,44 @@ python3 "$TOP/scripts/mutate-gen.py" list --tree "$MUT_TREE" --rev "$applied" --
 [ -f "$BUILD/nobuild.tsv" ] || printf '# id\tfirst compiler error\n' >"$BUILD/nobuild.tsv"
 step_done "$(($(wc -l <"$BUILD/mutants.tsv") - 1)) mutants in ${#specs[@]} files, worktree $MUT_TREE"
 
+# build_schemata: the kernel step on the worktree's committed schemata:
+# over a copy of SEED_KBUILD in a namespace (above), or from scratch.
+build_schemata() {
+	local files
+	if [ "$fast" = yes ]; then
+		mapfile -t files < <(git -C "$MUT_TREE" diff --name-only "$applied" HEAD)
+		# the kernel stamp follows TREE's HEAD, which the schemata do not
+		# change: kbuild decides alone what to rebuild
+		rm -f "$BUILD/stamps/kernel"
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		unshare --mount --propagation private bash -c '
+			set -e
+			top=$1 mt=$2 t=$3; shift 3
+			for f in "$@"; do mount --bind "$mt/$f" "$t/$f"; done
+			exec "$top/scripts/build-kernel.sh"' bind "$TOP" "$MUT_TREE" "$TREE" "${files[@]}"
+	else
+		TREE=$MUT_TREE "$TOP/scripts/build-kernel.sh"
+	fi
+}
+export KBUILD_OUT EXTRA_CONFIGS="$TOP/configs/mutate.config ${EXTRA_CONFIGS:-}"
+fast=no
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -n "${SEED_KBUILD:-}" ] &&
+	[ -f "$SEED_KBUILD/arch/x86/boot/bzImage" ] &&
+	[ "$(readlink -f "$SEED_KBUILD/source" 2>/dev/null)" = "$(readlink -f "$TREE")" ] &&
+	[ "$(tree_git rev-parse HEAD)" = "$applied" ] && [ -z "$(tree_git status --porcelain -uno)" ]; then
+	fast=yes
+	if [ ! -f "$KBUILD_OUT/.netkit-seeded" ]; then
+		rm -rf "$KBUILD_OUT"
+		mkdir -p "$(dirname "$KBUILD_OUT")"
+		cp -a --reflink=auto "$SEED_KBUILD" "$KBUILD_OUT"
+		echo "$SEED_KBUILD" >"$KBUILD_OUT/.netkit-seeded"
+		msg "$KBUILD_OUT from a copy of $SEED_KBUILD: the schemata build rebuilds what they change"
+	fi
+else
+	msg "building the worktree from scratch (a seeded build needs root, unshare, SEED_KBUILD's bzImage and TREE clean at the applied series)"
+	rm -f "$KBUILD_OUT/.netkit-seeded"
+fi
+
 # schemata: write them, build; on a compiler error at a mutant's lines,
 # leave that mutant out and build again.
 for round in $(seq 1 20); do
@@ -63,14 +111,14 @@ for round in $(seq 1 20); do
 		git -C "$MUT_TREE" reset -q --soft "$commit"
 	fi
 	rc=0
-	TREE=$MUT_TREE KBUILD_OUT=$KBUILD_OUT EXTRA_CONFIGS="$TOP/configs/mutate.config ${EXTRA_CONFIGS:-}" \
-		"$TOP/scripts/build-kernel.sh" 2>"$BUILD/kernel-errors.txt" || rc=$?
+	build_schemata 2>"$BUILD/kernel-errors.txt" || rc=$?
 	cat "$BUILD/kernel-errors.txt" >&2
 	[ "$rc" -ne 0 ] || break
 	log=$BUILD/logs/kernel.log
-	# file:line: error: ... in the worktree's files -> the mutants there
-	new=$(grep -aE "^$MUT_TREE/[^:]+:[0-9]+:[0-9]+: error:" "$log" |
-		sed -E "s|^$MUT_TREE/||" | sort -u |
+	# file:line: error: ... in the schemata files (at TREE's path in the
+	# namespace, the worktree's otherwise) -> the mutants there
+	new=$(grep -aE "^($MUT_TREE|$TREE)/[^:]+:[0-9]+:[0-9]+: error:" "$log" |
+		sed -E "s#^($MUT_TREE|$TREE)/##" | sort -u |
 		awk -F'\t' -v lines="$BUILD/schemata-lines.tsv" '
 			BEGIN { while ((getline l < lines) > 0) { split(l, f, "\t"); if (f[1] != "id") { n++; id[n] = f[1]; file[n] = f[2]; lo[n] = f[3]; hi[n] = f[4] } } }
 			{ split($0, p, ":"); hit = 0
