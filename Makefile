@@ -381,7 +381,7 @@ endif
 endif
 coverage: apply
 	@scripts/install-deps.sh coverage
-	@BUILD='$(COV_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/coverage-kernel.sh
+	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
 	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
 	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/select-tests.sh

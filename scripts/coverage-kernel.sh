@@ -22,20 +22,10 @@ for o in "${objs[@]}"; do
 	[ -f "$TREE/${o%.o}.c" ] || die "$OBJECTS: $o has no source ${o%.o}.c in $TREE"
 	vars+=("GCOV_PROFILE_$(basename "$o")=y")
 done
-# A first build starts from a copy of the test kernel's build of the same
-# tree (SEED_KBUILD, the Makefile passes the pipeline's): its .config is
-# then made afresh with gcov, and kbuild rebuilds only what that changes -
-# the objects whose sources read a symbol that changed (fixdep records
-# which), the profiled objects (their flags changed) and the link - not
-# the whole kernel.
-if [ ! -f "$KBUILD_OUT/.config" ] && [ -n "${SEED_KBUILD:-}" ] && [ -f "$SEED_KBUILD/arch/x86/boot/bzImage" ] &&
-	[ "$(readlink -f "$SEED_KBUILD/source" 2>/dev/null)" = "$(readlink -f "$TREE")" ]; then
-	step coverage-seed
-	mkdir -p "$(dirname "$KBUILD_OUT")"
-	rm -rf "$KBUILD_OUT"
-	cp -a --reflink=auto "$SEED_KBUILD" "$KBUILD_OUT"
-	step_done "$KBUILD_OUT from a copy of $SEED_KBUILD ($(du -sh "$KBUILD_OUT" | cut -f1))"
-fi
+# No start from a copy of the test kernel's objects here (make mutate's
+# schemata kernel does that): CONFIG_GCOV_KERNEL adds --no-unreachable to
+# objtool's arguments, which are part of every object's command line, so
+# kbuild rebuilds nearly all of them anyway (measured 2026-12-05).
 KBUILD_VARS="${vars[*]}" EXTRA_CONFIGS="$TOP/configs/coverage.config ${EXTRA_CONFIGS:-}" \
 	KBUILD_OUT="$KBUILD_OUT" "$TOP/scripts/build-kernel.sh"
 
