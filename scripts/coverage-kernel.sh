@@ -38,6 +38,10 @@ want=$(printf '%s\n' "${objs[@]}" | sort)
 missing=$(comm -13 <(printf '%s\n' "${got[@]}") <(printf '%s\n' "$want"))
 extra=$(comm -23 <(printf '%s\n' "${got[@]}") <(printf '%s\n' "$want"))
 [ -z "$missing" ] || die "not profiled (no .gcno in $KBUILD_OUT): $(tr "\n" " " <<<"$missing"); not built in this config?"
+# kbuild's per-object variable also profiles another object of the same
+# file name (drivers/net/netdevsim/dev.o for net/core/dev.o, lib/syscall.o
+# for kernel/bpf/syscall.o): harmless - the report reads only the listed
+# objects' counters - and said.
 [ -z "$extra" ] ||
-	die "profiled but not listed in $OBJECTS (another object of the same name): $(tr "\n" " " <<<"$extra"); rename the entry's object or list it"
+	msg "also profiled, same file name as a listed object, not reported: $(tr "\n" " " <<<"$extra")"
 step_done "${#objs[@]} objects profiled: ${objs[*]}"
