@@ -20,11 +20,13 @@ test)
 	# Our fragments, then the selftests' own config (the BPF programs
 	# need the types it enables in vmlinux.h), then netkit and the fault
 	# injection the trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1:
-	# configs/debug.config).
+	# configs/debug.config). SELFTESTS_CONFIG names another tree's
+	# selftests config (make bench-kernels builds mainline with the
+	# series' one, configs/mainline.config says why).
 	FRAGMENTS=(
 		"$TOP/configs/vm.config"
 		"$TOP/configs/bpf.config"
-		"$TREE/tools/testing/selftests/bpf/config"
+		"${SELFTESTS_CONFIG:-$TREE/tools/testing/selftests/bpf/config}"
 		"$TOP/configs/netkit.config"
 		"$TOP/configs/faultinject.config"
 		"${extra[@]}"
