@@ -14,30 +14,35 @@ TREE ?= $(NETKIT_CACHE)/linux
 BUILD ?= $(NETKIT_CACHE)/build
 LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 # CUT=netkit: the series up to its last netkit follow-up, without
-# patches/tcx/ - the supported netkit-only cut - in a tree and build of its
-# own, so that the full series' build stays warm (its first run unpacks
-# and builds everything once more). Its default set: test_progs -t
-# tc_netkit,tc_redirect and the guest tests that declare no tcx area.
+# patches/tcx/ - the supported netkit-only cut. CUT=<patch> (tcx/0006):
+# the series up to and including that patch, as make check-positions
+# walks it. Every cut is applied and built in one tree and build of their
+# own, so that the full series' build stays warm (the first cut unpacks
+# and builds everything once more; the next ones build what differs).
+# Its default set: the test_progs tests of the areas the cut has (tc_netkit
+# and tc_redirect before tcx/) and the guest tests of those areas.
 CUT ?=
-ifeq ($(CUT),netkit)
-TREE := $(NETKIT_CACHE)/cut-netkit/linux
-BUILD := $(NETKIT_CACHE)/cut-netkit/build
-AM_TREE := $(NETKIT_CACHE)/cut-netkit/am-worktree
-else ifneq ($(CUT),)
-$(error CUT must be netkit or empty, not '$(CUT)')
+ifneq ($(CUT),)
+ifeq ($(filter netkit prereq/% netkit/% followup/% tcx/%,$(CUT)),)
+$(error CUT must be netkit, a patch of patches/series (CUT=tcx/0006) or empty, not '$(CUT)')
+endif
+TREE := $(NETKIT_CACHE)/cut/linux
+BUILD := $(NETKIT_CACHE)/cut/build
+AM_TREE := $(NETKIT_CACHE)/cut/am-worktree
 endif
 # Targets that work on the whole series refuse a cut.
 ifneq ($(CUT),)
-ifneq ($(filter check test check-bisect cover-letter mbox regress regress-base abi-report bench-kernels,$(MAKECMDGOALS)),)
-$(error make $(filter check test check-bisect cover-letter mbox regress regress-base abi-report bench-kernels,$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
+WHOLE_SERIES_GOALS := check test check-bisect check-positions cover-letter mbox regress regress-base abi-report
+ifneq ($(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)),)
+$(error make $(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
 endif
 # T: the filter of test_progs tests and guest tests (empty: the default
-# set, test_progs -t tc_netkit,tc_redirect,tc_opts,tc_links and every
-# guest test); scripts/select-tests.sh resolves it. TEST_ARGS and
-# GUEST_TESTS, when given, override what it selects for test_progs and
-# for the guest. GUEST_MODE: auto runs the guest tests that a test_progs
-# term of T brings along in their smoke form, full or smoke sets all.
+# set, 'make help' prints it); scripts/select-tests.sh resolves it once
+# into the run's selection record. TEST_ARGS and GUEST_TESTS, when given,
+# override what it selects for test_progs and for the guest. GUEST_MODE:
+# auto runs the guest tests that a test_progs term of T brings along in
+# their smoke form, full or smoke sets all.
 T ?=
 GUEST_MODE ?= auto
 TIMEOUT ?= 900
@@ -75,8 +80,8 @@ endif
 # ifb as modules that the guest loads with modprobe; in its own BUILD.
 # Slow (a distribution kernel): not part of make test.
 KCONFIG ?= test
-# make deb is always Debian's config.
-ifneq ($(filter deb,$(MAKECMDGOALS)),)
+# make deb and make deb-install-test are always Debian's config.
+ifneq ($(filter deb deb-install-test,$(MAKECMDGOALS)),)
 override KCONFIG := debian
 endif
 ifeq ($(KCONFIG),debian)
@@ -90,18 +95,27 @@ else ifneq ($(KCONFIG),test)
 $(error KCONFIG must be test or debian, not '$(KCONFIG)')
 endif
 
-export TOP NETKIT_CACHE TREE BUILD KCONFIG LINUX_TARBALL T GUEST_MODE TIMEOUT \
-	BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS CMDLINE DEBUG CUT
+# A run's directory: its selection record, console, the guest's reports
+# and QEMU's record (scripts/run-qemu.sh), judged by scripts/verdict.sh.
+RUN_DIR ?= $(BUILD)/qemu-test
+
+# What the scripts get from here, in one list: lib.sh's submake keeps
+# every one of them out of the kernel's and the tools' own makes.
+NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE RUN_DIR KCONFIG LINUX_TARBALL \
+	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
+	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH_CLOCK
+AM_TREE ?= $(NETKIT_CACHE)/am-worktree
+export $(NETKIT_EXPORTS)
 # Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
 ifneq ($(origin TEST_ARGS),undefined)
+NETKIT_EXPORTS += TEST_ARGS
 export TEST_ARGS
 endif
 ifneq ($(origin GUEST_TESTS),undefined)
+NETKIT_EXPORTS += GUEST_TESTS
 export GUEST_TESTS
 endif
-ifneq ($(CUT),)
-export AM_TREE
-endif
+export NETKIT_EXPORTS
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
@@ -114,16 +128,19 @@ help:
 	@echo '  deps        install the Debian packages the pipeline needs (apt-get)'
 	@echo '  tree        unpack $(LINUX_TARBALL) into TREE as a git tree, tag base-<version>'
 	@echo '  apply       reset TREE to the base tag and git am patches/series'
-	@echo '  kernel      configure (tinyconfig + configs/*.config) and build the kernel'
+	@echo '  kernel      configure (tinyconfig + the fragments of scripts/build-kernel.sh) and build it'
 	@echo '  selftests   build test_progs and bpftool from the patched tree'
 	@echo '  initramfs   pack busybox, /init, test_progs, bpftool and ip into a cpio'
-	@echo '  qemu-test   boot it under QEMU, run the test_progs tests and guest tests T selects, print the verdict'
+	@echo '  qemu-test   resolve T into BUILD/qemu-test/selection, boot under QEMU, run what it'
+	@echo '              selects, judge the run (scripts/verdict.sh BUILD/qemu-test judges it again)'
 	@echo
 	@echo 'Tests:'
 	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi,'
 	@echo '              cover letter current, mbox (git am) and quilt apply, lint'
 	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
+	@echo '  check-positions  qemu-test at each position of POSITIONS (default: followup/0011 on)'
+	@echo '              whose kernel or selftests change, as CUT=<patch>: a table (slow)'
 	@echo '  regress     selftests/regress.list on the unpatched base and on the series, the'
 	@echo '              difference: "regress: N new failures" (slow; base in NETKIT_CACHE/base)'
 	@echo '  abi-report  symbol CRCs of the base and the series on Debian'"'"'s MODVERSIONS config, export'
@@ -133,6 +150,9 @@ help:
 	@echo '              act_bpf, tun, ifb as modules loaded by modprobe (slow; own BUILD)'
 	@echo '  deb         that kernel as Debian packages (bindeb-pkg), then the package booted and'
 	@echo '              tested: vmlinuz and modules from the unpacked .deb (slow; BUILD/deb)'
+	@echo '  deb-install-test  a Debian 12 system (mmdebstrap) installs the packages of deb with apt,'
+	@echo '              boots them through initramfs-tools and systemd, checks netkit, on-demand'
+	@echo '              modules and a DKMS module, removes and reinstalls them (slow; BUILD/deb-install)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
@@ -142,7 +162,7 @@ help:
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
-	@echo '  mbox        write the thread (cover letter + [PATCH 6.1 n/N]) to BUILD/netkit-6.1.mbox,'
+	@echo '  mbox        write the thread (cover letter + [PATCH netkit-6.1 n/N]) to BUILD/netkit-6.1.mbox,'
 	@echo '              signed off by you (git config user.name/user.email; refuses without)'
 	@echo
 	@echo 'Housekeeping:'
@@ -153,7 +173,8 @@ help:
 	@echo 'Variables (current value):'
 	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
 	@echo '  TREE          $(TREE)'
-	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs, console in BUILD/console.log)'
+	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs)'
+	@echo '  RUN_DIR       $(RUN_DIR)   (the run: selection, console.log, result, qemu)'
 	@echo '  T             $(T)   (filter: comma-separated test_progs -t terms, guest test names and'
 	@echo '                areas; a test_progs term also selects the guest tests of its area, e.g.'
 	@echo '                T=tc_netkit: tc_netkit_* and the netkit guest tests (of mprog_linkrace, which'
@@ -173,7 +194,7 @@ help:
 	@echo '  CMDLINE       $(CMDLINE)   (more kernel command line for the guest)'
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  KCONFIG       $(KCONFIG)   (debian: Debian'"'"'s cloud config, tested modules as modules, in NETKIT_CACHE/build-debian)'
-	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/, in NETKIT_CACHE/cut-netkit)'
+	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/; a patch: up to it; in NETKIT_CACHE/cut)'
 	@echo '  BENCH         $(BENCH)   (full, smoke or kernels; empty: full; the modes, their'
 	@echo '                BENCH_* overrides and defaults: bench/modes.sh)'
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time;'
@@ -201,11 +222,17 @@ selftests: kernel
 initramfs: selftests
 	@scripts/make-initramfs.sh
 
+# qemu-test: T resolved once into the run's selection record, the guest
+# run recorded, the run judged - also after a timeout, whose console may
+# hold the oops that caused it.
 boot: initramfs
-	@scripts/select-tests.sh scripts/run-qemu.sh
+	@scripts/select-tests.sh
+	@scripts/run-qemu.sh
 
-qemu-test: boot
-	@scripts/select-tests.sh scripts/check-verdict.sh
+qemu-test: initramfs
+	@scripts/select-tests.sh
+	@scripts/run-qemu.sh
+	@scripts/verdict.sh
 
 check: apply
 	@scripts/check-series.sh
@@ -215,6 +242,14 @@ check: apply
 
 check-bisect: kernel
 	@scripts/check-bisect.sh
+
+# make check-positions: make qemu-test at each position of POSITIONS
+# (default followup/0011 to the end) whose kernel, libbpf or selftests
+# change, as CUT=<patch> in the cut's tree: a table in
+# BUILD/positions/table.md. Slow: not part of make test.
+.PHONY: check-positions
+check-positions: deps
+	@scripts/check-positions.sh
 
 # make check-configs: the series built (not booted) under a matrix of
 # configs; a table config -> result. Slow: not part of make test.
@@ -238,7 +273,6 @@ lint:
 BASE_TREE ?= $(NETKIT_CACHE)/base/linux
 BASE_BUILD ?= $(NETKIT_CACHE)/base/build
 REGRESS_TIMEOUT ?= 3600
-export BASE_TREE BASE_BUILD REGRESS_TIMEOUT
 .PHONY: regress regress-base
 regress-base: base-kernel
 	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/build-selftests.sh
@@ -266,7 +300,6 @@ abi-report: apply
 # the modes and every default are in bench/modes.sh.
 BENCH ?=
 BENCH_CLOCK ?=
-export BENCH BENCH_CLOCK
 .PHONY: bench
 bench: kernel
 	@scripts/install-deps.sh bench
@@ -333,10 +366,35 @@ deb: selftests
 	@scripts/build-deb.sh
 	@MODULES_ROOT='$(DEB_DIR)/root' INITRAMFS_ROOT='$(DEB_DIR)/initramfs' \
 		INITRAMFS='$(DEB_DIR)/initramfs.cpio' INITRAMFS_STAMP=deb-initramfs scripts/make-initramfs.sh
-	@BZIMAGE='$(DEB_DIR)/vmlinuz' INITRAMFS='$(DEB_DIR)/initramfs.cpio' CONSOLE='$(DEB_DIR)/console.log' \
-		RESULT='$(DEB_DIR)/result' scripts/select-tests.sh scripts/run-qemu.sh
-	@CONSOLE='$(DEB_DIR)/console.log' RESULT='$(DEB_DIR)/result' \
-		scripts/select-tests.sh scripts/check-verdict.sh
+	@RUN_DIR='$(DEB_DIR)/run' scripts/select-tests.sh
+	@RUN_DIR='$(DEB_DIR)/run' BZIMAGE='$(DEB_DIR)/vmlinuz' INITRAMFS='$(DEB_DIR)/initramfs.cpio' scripts/run-qemu.sh
+	@scripts/verdict.sh '$(DEB_DIR)/run'
+
+# make deb-install-test: what a Debian 12 user does with the packages of
+# make deb. A Debian 12 system made with mmdebstrap from the machine's apt
+# sources (qemu/debian/packages: systemd, udev, initramfs-tools, dkms and
+# acpi-call-dkms, Debian's cloud kernel; a raw ext4 disk image cached in
+# NETKIT_CACHE/debian12), then one QEMU boot per stage through the
+# system's own initrd and systemd, a unit running qemu/debian/stage.sh:
+# apt install of the image and headers packages on the stock kernel,
+# the netkit kernel (modules on demand, netkit L3/L2 pairs with a BPF
+# program, the DKMS-built module), apt remove, the stock kernel after it
+# and the reinstall, the netkit kernel again. Slow: not part of make test.
+.PHONY: deb-install-test
+deb-install-test: selftests
+	@scripts/install-deps.sh debian
+	@scripts/build-deb.sh
+	@scripts/debian-image.sh
+	@scripts/debian-stage.sh install
+	@scripts/debian-verdict.sh install
+	@scripts/debian-stage.sh netkit
+	@scripts/debian-verdict.sh netkit
+	@scripts/debian-stage.sh remove
+	@scripts/debian-verdict.sh remove
+	@scripts/debian-stage.sh reinstall
+	@scripts/debian-verdict.sh reinstall
+	@scripts/debian-stage.sh netkit netkit-reinstalled
+	@scripts/debian-verdict.sh netkit netkit-reinstalled
 
 cover-letter: apply
 	@scripts/cover-letter.sh

@@ -23,11 +23,21 @@ base=$(tree_git describe --tags --abbrev=0 --match 'base-*' base)
 
 # The patches listed in the series, in order ('#' starts a comment).
 mapfile -t patches < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' -e '/^$/d' "$SERIES")
-# CUT=netkit: up to the last patch before patches/tcx/, the netkit-only cut.
+# CUT=netkit: up to the last patch before patches/tcx/, the netkit-only
+# cut; CUT=<patch> (tcx/0006): up to and including that patch.
 case ${CUT:-} in
 '') ;;
 netkit) mapfile -t patches < <(printf '%s\n' "${patches[@]}" | sed '/^tcx\//,$d') ;;
-*) die "CUT must be netkit or empty, not '$CUT'" ;;
+prereq/* | netkit/* | followup/* | tcx/*)
+	n=0
+	for p in "${patches[@]}"; do
+		n=$((n + 1))
+		[[ $p != "$CUT"-* ]] || break
+	done
+	[[ ${patches[$((n - 1))]} == "$CUT"-* ]] || die "CUT=$CUT: no such patch in $SERIES"
+	patches=("${patches[@]:0:n}")
+	;;
+*) die "CUT must be netkit, a patch (CUT=tcx/0006) or empty, not '$CUT'" ;;
 esac
 paths=()
 for p in "${patches[@]}"; do
@@ -60,6 +70,27 @@ if [ ! -e "$AM_TREE/.git" ]; then
 	run_logged "$LOG" git -C "$TREE" worktree add -f --detach "$AM_TREE" "$base"
 fi
 am() { git -C "$AM_TREE" "$@"; }
+
+# already_in_base FILE NAME: when the patch that git am could not apply
+# applies in reverse, the tree already has its change: name that case and
+# stop, instead of showing a conflict. A PREEMPT_RT tree is the known one:
+# the 6.1-rt patch set carries prereq/0001 (ab5d47bd41b1) since
+# 6.1.46-rt14. Returns when the patch is not in the tree.
+already_in_base() {
+	local sha rt
+	am apply --check -R "$1" >/dev/null 2>&1 || return 0
+	sha=$(sed -n 's/^commit \([0-9a-f]\{12\}\)[0-9a-f]* upstream\.$/\1/p' "$1" | head -n 1)
+	rt=$(cat "$AM_TREE/localversion-rt" 2>/dev/null || true)
+	cat >&2 <<-HINT
+	$2 is already in the tree${sha:+ (mainline $sha)}: its change applies in reverse.
+	${rt:+The tree carries the PREEMPT_RT patch set (localversion-rt: $rt), which has
+	ab5d47bd41b1 ("bpf: Remove in_atomic() from bpf_link_put().") since 6.1.46-rt14.
+	}Leave the patch out: comment out its line in patches/series (or pass
+	SERIES=<a copy without it>) and run make apply again.
+	HINT
+	am am --abort >/dev/null 2>&1 || true
+	die "apply stopped at $2: the tree already has it"
+}
 if [ -d "$(am rev-parse --git-path rebase-apply)" ]; then
 	am am --abort >>"$LOG" 2>&1 || true
 fi
@@ -102,6 +133,7 @@ if [ "${#rest[@]}" -gt 0 ] &&
 	! am am -q --committer-date-is-author-date "${rest[@]}" >"$LOG.am" 2>&1; then
 	cat "$LOG.am" >>"$LOG"
 	i=$((skip + $(am rev-list --count "$start..HEAD")))
+	already_in_base "${paths[$i]}" "${patches[$i]}"
 	printf '\n---- git am output ----\n' >&2
 	cat "$LOG.am" >&2
 	printf -- '----\n' >&2

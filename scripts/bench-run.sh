@@ -86,9 +86,15 @@ msg "host load average before: $load0 ($(nproc) CPUs)"
 msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
 # The pipeline's boot, with the bench's initramfs, console and ports;
 # its /init runs no test_progs and no guest test.
-INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir CONSOLE=$CONSOLE RESULT=$RAW \
+INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir RUN_DIR=$OUT CONSOLE=$CONSOLE RESULT=$RAW \
 	BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot QUIET_KERNEL=1 TIMEOUT=$TIMEOUT \
-	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST GUEST_TESTS='' RUN_TEST_PROGS=no "$TOP/scripts/run-qemu.sh"
+	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST "$TOP/scripts/run-qemu.sh"
+status=$(run_status "$OUT")
+if [ "$status" != finished ]; then
+	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
+	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
+	die "the bench guest did not finish: $status (BENCH_TIMEOUT=$TIMEOUT s); console: $CONSOLE"
+fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
 	"$(nproc)" "$(($(date +%s) - t_run))" >"$OUT/host-load.txt"

@@ -2,11 +2,18 @@
 # kernel: configure the tree and build bzImage, vmlinux (BTF for the
 # selftests), modules and the exported uapi headers in $KBUILD_OUT,
 # through ccache. KCONFIG chooses the configuration:
-#   test    tinyconfig + configs/*.config + the selftests' config: the
-#           project's test kernel, everything built in
-#   debian  Debian's own cloud config (linux-config-6.1) + configs/
-#           debian.config, trimmed to configs/debian.modules
-#           (localmodconfig); its modules installed into $BUILD/modules
+#   test    tinyconfig + TEST_FRAGMENTS + the selftests' config: the
+#           project's test kernel, everything built in (DEBUG=1 adds
+#           configs/debug.config; make bench-kernels builds mainline
+#           6.12 this way, with configs/mainline.config added)
+#   debian  Debian's own cloud config (linux-config-6.1) + DEBIAN_FRAGMENTS,
+#           trimmed to configs/debian.modules and
+#           configs/debian-boot.modules (localmodconfig); its modules
+#           installed into $BUILD/modules
+# Every configs/*.config belongs to one of these lists (or to
+# OTHER_FRAGMENTS, those the Makefile passes in EXTRA_CONFIGS:
+# debug.config, mainline.config); a fragment in configs/ that none names
+# stops the build, so that a new file is not silently left out.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -15,33 +22,47 @@ KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 JOBS=${JOBS:-$(nproc)}
 KCONFIG=${KCONFIG:-test}
 read -r -a extra <<<"${EXTRA_CONFIGS:-}"
+# The fragments of each kernel, in order ("selftests": the tree's
+# tools/testing/selftests/bpf/config, or SELFTESTS_CONFIG when set: the
+# BPF programs need the types it enables in vmlinux.h). The test kernel:
+# ours, the selftests' config, then netkit and the fault injection the
+# trust suite uses. Debian's: not the selftests' config, which would
+# build Debian's modules in. OTHER_FRAGMENTS come through EXTRA_CONFIGS:
+# debug.config with DEBUG=1; mainline.config for make bench-kernels'
+# mainline kernel, the test kernel's fragments on 6.12 with the series'
+# selftests config as SELFTESTS_CONFIG (configs/mainline.config says why).
+TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
+DEBIAN_FRAGMENTS=(debian.config faultinject.config)
+OTHER_FRAGMENTS=(debug.config mainline.config)
+for f in "$TOP"/configs/*.config; do
+	f=${f##*/}
+	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
+		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS or OTHER_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
+done
+# fragments NAME...: their paths.
+fragments() {
+	local f
+	for f in "$@"; do
+		if [ "$f" = selftests ]; then
+			printf '%s\n' "${SELFTESTS_CONFIG:-$TREE/tools/testing/selftests/bpf/config}"
+		else
+			printf '%s\n' "$TOP/configs/$f"
+		fi
+	done
+}
 case $KCONFIG in
 test)
-	# Our fragments, then the selftests' own config (the BPF programs
-	# need the types it enables in vmlinux.h), then netkit and the fault
-	# injection the trust suite uses. EXTRA_CONFIGS adds more (DEBUG=1:
-	# configs/debug.config). SELFTESTS_CONFIG names another tree's
-	# selftests config (make bench-kernels builds mainline with the
-	# series' one, configs/mainline.config says why).
-	FRAGMENTS=(
-		"$TOP/configs/vm.config"
-		"$TOP/configs/bpf.config"
-		"${SELFTESTS_CONFIG:-$TREE/tools/testing/selftests/bpf/config}"
-		"$TOP/configs/netkit.config"
-		"$TOP/configs/faultinject.config"
-		"${extra[@]}"
-	)
+	# EXTRA_CONFIGS adds more (DEBUG=1: configs/debug.config).
+	mapfile -t FRAGMENTS < <(fragments "${TEST_FRAGMENTS[@]}")
+	FRAGMENTS+=("${extra[@]}")
 	base_config=tinyconfig
 	;;
 debian)
-	# Not the selftests' config: it would build Debian's modules in.
-	FRAGMENTS=(
-		"$TOP/configs/debian.config"
-		"$TOP/configs/faultinject.config"
-		"${extra[@]}"
-	)
+	mapfile -t FRAGMENTS < <(fragments "${DEBIAN_FRAGMENTS[@]}")
+	FRAGMENTS+=("${extra[@]}")
 	base_config=$(debian_config cloud-amd64)
-	MODULE_LIST=$TOP/configs/debian.modules
+	# The tests' modules and those a real boot of the package needs.
+	MODULE_LISTS=("$TOP/configs/debian.modules" "$TOP/configs/debian-boot.modules")
 	;;
 *) die "KCONFIG must be test or debian, not '$KCONFIG'" ;;
 esac
@@ -60,7 +81,7 @@ mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 # bpftool and the selftests, which the selftests step builds): a patch
 # that only touches tools/ does not relink the kernel.
 kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
-inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"})
+inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"})
 if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
@@ -71,7 +92,7 @@ stamp_clear kernel
 # the symbols that actually changed affect) whenever what it is made of
 # changed: the fragments, the tree's Kconfig files and version, this
 # script. A patch that changes only code keeps it (saves ~25 s).
-config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LIST:+"$MODULE_LIST"} \
+config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"} \
 	"$(tree_git ls-files -s -- '*Kconfig*' Makefile arch/x86/configs kernel/configs | sha256sum)")
 if [ "$(stamp_read kernel-config)" = "$config_inputs" ] && [ -f "$KBUILD_OUT/.config" ]; then
 	msg "config unchanged (fragments, Kconfig files): keeping $KBUILD_OUT/.config"
@@ -86,14 +107,14 @@ else
 	run_logged "$LOG" "$TREE/scripts/kconfig/merge_config.sh" -m -O "$KBUILD_OUT" \
 		"$KBUILD_OUT/.config" "${FRAGMENTS[@]}"
 	run_logged "$LOG" "${KMAKE[@]}" olddefconfig
-	if [ -n "${MODULE_LIST:-}" ]; then
+	if [ -n "${MODULE_LISTS[*]-}" ]; then
 		# localmodconfig reads lsmod's format: a module name first on
-		# a line. The list's comments and blank lines are left out.
+		# a line. The lists' comments and blank lines are left out.
 		lsmod=$KBUILD_OUT/netkit-lsmod
-		{ echo Module; grep -vE '^[[:space:]]*(#|$)' "$MODULE_LIST"; } >"$lsmod"
+		{ echo Module; debian_modules; debian_boot_modules; } >"$lsmod"
 		before=$(grep -c '=m$' "$KBUILD_OUT/.config")
 		run_logged "$LOG" "${KMAKE[@]}" LSMOD="$lsmod" localmodconfig
-		msg "trimmed to $(basename "$MODULE_LIST"): $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
+		msg "trimmed to ${MODULE_LISTS[*]##*/}: $before modules -> $(grep -c '=m$' "$KBUILD_OUT/.config")"
 	fi
 
 	# Every option our fragments ask for must have survived olddefconfig. A
@@ -132,7 +153,7 @@ run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers
 # rewritten by every run): make check-configs reads modpost's findings
 # from it.
 cp "$LOG" "$KBUILD_OUT/netkit-last-build.log"
-if [ -n "${MODULE_LIST:-}" ]; then
+if [ -n "${MODULE_LISTS[*]-}" ]; then
 	# The modules as a package installs them (signed at install time by
 	# MODULE_SIG_ALL; stripped of debug info, as Debian's are), for the
 	# initramfs.

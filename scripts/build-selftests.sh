@@ -63,7 +63,7 @@ STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_
 # library that every helper links.
 helpers=() helper_lib=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
-	helpers=("$TOP"/selftests/netkit-*.c)
+	helpers=("$TOP"/selftests/netkit-*.c "$TOP"/selftests/mprog-*.c)
 	helper_lib=("$TOP"/selftests/lib/*.[ch])
 	# The tcx helpers only where the tree carries tcx (not CUT=netkit).
 	if grep -qw BPF_TCX_INGRESS "$TREE/include/uapi/linux/bpf.h"; then
@@ -103,6 +103,18 @@ else
 	# make decides by mtime; the BTF file of another BUILD may be
 	# older than what the tree holds, so make it the newest input.
 	touch "$BTF_FILE"
+fi
+# The generated list of tests, prog_tests/tests.h, depends on the test
+# files by mtime only: a test file that went away (make apply of an
+# earlier position of the series, CUT=<patch>) leaves it listed, and
+# test_progs refuses to run. Regenerated when it names other tests than
+# the files define (the Makefile's own rule, by the same sed).
+tests_h=$SELFTESTS/prog_tests/tests.h
+if [ -f "$tests_h" ] && ! cmp -s <(grep '^DEFINE_TEST' "$tests_h") \
+	<(sed -n -E 's/^void (serial_)?test_([a-zA-Z0-9_]+)\((void)?\).*/DEFINE_TEST(\2)/p' \
+		"$SELFTESTS"/prog_tests/*.c | sort); then
+	msg "prog_tests/tests.h names other tests than prog_tests/*.c define: regenerated"
+	rm -f "$tests_h"
 fi
 run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||

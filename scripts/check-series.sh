@@ -24,6 +24,11 @@
 #    naming exactly the other patches that carry it; a note that opens like
 #    that anywhere else must name its own commit and patches whose message
 #    mentions that commit;
+#  - any partial carry of a mainline commit, carried in one patch or in
+#    several, opens its first note with '[ 6.1 backport: partial backport:'.
+#    A note that speaks of one (PARTIAL_WORDS_RE: "partial", "only the
+#    <...> hunk/part/half", "the <...> hunk is carried", "is not carried")
+#    is taken to describe one;
 #  - scripts/checkpatch.pl --strict, run on each mail as make mbox sends it
 #    (with a test sender's sign-off), reports nothing, except message types
 #    a patch explains below its '---' line as
@@ -43,6 +48,7 @@ SERIES_REF_RE='\b'"$GROUP_RE"'\b|\b(this|the) (patch )?series\b|\bpatch ?set\b|\
 # Outside the notes of a backport: anything about 6.1 and the backport.
 BACKPORT_RE='\b6\.1(\.[0-9y]+)?\b|\bbackport|\bmainline\b|\bupstream\b'
 RESERVED_ID_RE='^[A-Za-z-]+: .*@([^ >]*\.)?(example|invalid|test|localhost|example\.(com|net|org))>$'
+PARTIAL_WORDS_RE='\bpartial(ly)?\b|\bonly (the|its) [^;]{0,80}\b(hunks?|part|half)\b|\bhunks? (of [0-9a-f]{7,40} )?(is|are|was|were) carried\b|\b(is|are) not carried\b'
 PARTIAL_RE='^\[ 6\.1 backport: partial backport: the (.+) of ([0-9a-f]{12,40}); the rest is in ('"$GROUP_RE"'((, | and )'"$GROUP_RE"')*)[.;,]'
 
 # message_lines FILE: the message of a patch mail (from the blank line
@@ -95,7 +101,7 @@ for p in "${patches[@]}"; do
 	for h in From Date Subject; do
 		grep -qE "^$h: " "$f" || report "$p" "no $h: header"
 	done
-	grep -qE '^Subject: \[PATCH[^]]*\] ' "$f" || report "$p" "Subject: has no [PATCH] prefix"
+	grep -qF "Subject: [$SUBJECT_PREFIX] " "$f" || report "$p" "Subject: has no [$SUBJECT_PREFIX] prefix"
 	msgl=$(message_lines "$f")
 	[ "$(tail -n 1 <<<"$msgl")" != U ] || report "$p" "a '[ ' note in the message is not closed with ' ]'"
 	# prose: the message outside its notes, as '<line number>:<text>'.
@@ -166,6 +172,12 @@ for p in "${patches[@]}"; do
 		[ "$named" = "$others" ] ||
 			report "$p" "its partial-backport note says the rest of ${sha:0:12} is in '$named', but the other patches carrying it are '$others'"
 	done
+	# Any partial carry: the first note says so first.
+	notes_all=$(sed -n 's/^N[0-9]* [0-9]*://p' <<<"$msgl" | tr -s ' \n' '  ')
+	if [[ $note1 != "[ 6.1 backport: partial backport:"* ]] &&
+		words=$(grep -oiE "$PARTIAL_WORDS_RE" <<<"$notes_all" | head -n 1) && [ -n "$words" ]; then
+		report "$p" "its notes describe a partial carry ('$words'): its first note must open with '[ 6.1 backport: partial backport: <what is carried>'"
+	fi
 	if [[ $note1 =~ $PARTIAL_RE ]]; then
 		nsha=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}
 		grep -q "^$nsha" <<<"$mine" ||

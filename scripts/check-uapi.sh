@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # check-uapi: the netkit, tcx and bpf_mprog uapi of the patched tree must be
-# mainline's. selftests/uapi_layout.c prints the values and offsets user
+# mainline's. selftests/host/uapi_layout.c prints the values and offsets user
 # space depends on; it is built against mainline's exported uapi headers
 # (from Debian's linux-source-6.12), against the patched tree's and against
 # the tree's tools/include/uapi copy, and the three outputs must agree.
@@ -11,8 +11,8 @@ set -euo pipefail
 MAINLINE_TARBALL=${MAINLINE_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 REF=$BUILD/uapi/mainline
 OUT=$BUILD/uapi
-SRC=$TOP/selftests/uapi_layout.c
-NEWER=$TOP/selftests/uapi_layout.newer
+SRC=$TOP/selftests/host/uapi_layout.c
+NEWER=$TOP/selftests/host/uapi_layout.newer
 OPTIONAL=(IFLA_NETKIT_SCRUB IFLA_NETKIT_HEADROOM)
 
 step check-uapi

@@ -25,14 +25,14 @@ new=$(mktemp)
 trap 'rm -f "$new"' EXIT
 {
 	head -n $((prose_end - 1)) "$COVER" |
-		sed -E "s/^(Subject: \[PATCH 6\.1) [0-9]+\/[0-9]+\]/\1 0\/$n]/"
+		sed -E "s/^(Subject: \[$SUBJECT_PREFIX) [0-9]+\/[0-9]+\]/\1 0\/$n]/"
 	tree_git shortlog -w72,2,4 --no-merges "$base..$APPLIED_REF"
 	tree_git diff --stat=78 --summary "$base" "$APPLIED_REF"
 	printf '\nBase: Debian'"'"'s linux-source-6.1 tarball, tagged %s by make tree.\n' "$base"
 } >"$new"
 
-grep -qE "^Subject: \[PATCH 6\.1 0/$n\] " "$new" ||
-	die "$COVER: the Subject: must start with '[PATCH 6.1 0/<N>]'"
+grep -qF "Subject: [$SUBJECT_PREFIX 0/$n] " "$new" ||
+	die "$COVER: the Subject: must start with '[$SUBJECT_PREFIX 0/<N>]'"
 if [ "$mode" = --check ]; then
 	if ! diff -u "$COVER" "$new" >"$LOGDIR/cover-letter.diff"; then
 		head -n 40 "$LOGDIR/cover-letter.diff" >&2

@@ -13,7 +13,7 @@ if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
 	die "$TREE was not made by this harness; not removing it"
 fi
 for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
-	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
+	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
 	"$NETKIT_CACHE/am-worktree" "$TREE" "$NETKIT_CACHE/ccache"; do
 	[ -e "$d" ] || continue
 	msg "removing $d"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# deps [bench]: install the Debian packages the pipeline needs (or, with
-# "bench", what make bench needs on top), nothing else. Only packages that
+# deps [bench|debian]: install the Debian packages the pipeline needs (or, with
+# "bench" or "debian", what make bench or make deb-install-test needs on
+# top), nothing else. Only packages that
 # are missing are installed; without apt-get, or without root/sudo, the
 # missing packages are named and the step fails.
 set -euo pipefail
@@ -29,7 +30,13 @@ bench)
 	name=bench-deps
 	PACKAGES=(iperf3 sockperf linux-perf gnuplot-nox python3)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench]" ;;
+debian)
+	# make deb-install-test: the Debian 12 system (mmdebstrap), its ext4
+	# disk image (mkfs.ext4 -d, debugfs), booted under QEMU.
+	name=debian-deps
+	PACKAGES=(mmdebstrap e2fsprogs qemu-system-x86)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench|debian]" ;;
 esac
 
 step "$name"

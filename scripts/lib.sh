@@ -10,10 +10,7 @@
 : "${TREE:=$NETKIT_CACHE/linux}"
 : "${BUILD:=$NETKIT_CACHE/build}"
 : "${LINUX_TARBALL:=/usr/src/linux-source-6.1.tar.xz}"
-# What the guest runs (TEST_ARGS, GUEST_TESTS, RUN_TEST_PROGS) is resolved
-# from T by scripts/select-tests.sh, which runs run-qemu.sh and
-# check-verdict.sh for make qemu-test; make regress and make bench pass
-# their own.
+: "${RUN_DIR:=$BUILD/qemu-test}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 LOGDIR="$BUILD/logs"
 # shellcheck disable=SC2034
@@ -88,16 +85,31 @@ hash_of() {
 # submake ARGS...: make for the kernel's and tools' own Makefiles, in an
 # environment without this project's make state and variables. Run from
 # our Makefile, MAKELEVEL > 0 would make the selftests' lib.mk leave OUTPUT
-# empty, and names like TREE or BUILD must not leak into kbuild.
+# empty, and names like TREE or BUILD must not leak into kbuild. The names
+# are the Makefile's NETKIT_EXPORTS, the one list of what it exports (run
+# by hand, a script has only what its caller set).
 submake() {
-	env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES \
-		-u TOP -u NETKIT_CACHE -u TREE -u BUILD -u LINUX_TARBALL \
-		-u T -u GUEST_MODE -u TEST_ARGS -u GUEST_TESTS -u RUN_TEST_PROGS -u TIMEOUT -u BOOT_TIMEOUT -u ACCEL -u SMP -u MEM \
-		-u QEMU_CPU -u TCG_OPTS -u CMDLINE -u DEBUG -u BASE_TREE -u BASE_BUILD -u REGRESS_TIMEOUT \
-		-u JOBS -u EXTRA_CONFIGS -u KCONFIG make "$@"
+	local v unset=(-u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u NETKIT_EXPORTS)
+	for v in ${NETKIT_EXPORTS:-}; do
+		unset+=(-u "$v")
+	done
+	env "${unset[@]}" make "$@"
 }
 
 tree_git() { git -C "$TREE" "$@"; }
+
+# run_status RUN_DIR: how the guest run in RUN_DIR ended, as
+# scripts/run-qemu.sh recorded it (finished, timeout, boot-timeout);
+# empty without a record.
+run_status() { sed -n 's/^status=//p' "$1/qemu" 2>/dev/null || true; }
+
+# module_list NAME: the modules of configs/NAME, one per line, without
+# its comments and blank lines. debian_modules: the tests' list
+# (configs/debian.modules); debian_boot_modules: those a Debian system
+# needs to boot the package from its disk (configs/debian-boot.modules).
+module_list() { grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/$1"; }
+debian_modules() { module_list debian.modules; }
+debian_boot_modules() { module_list debian-boot.modules; }
 
 # Commits made by the harness get a fixed identity and, with
 # --committer-date-is-author-date, reproducible object ids.
@@ -106,7 +118,8 @@ export GIT_COMMITTER_EMAIL="netkit-6.1@localhost"
 
 # run_progress LOG WHAT CMD...: like run_logged for long commands; prints a
 # progress line with the elapsed time and the number of objects compiled so
-# far (lines of the log that start with CC/LD/...) every $PROGRESS seconds.
+# far (lines of the log that start with CC/LD/..., or match PROGRESS_RE)
+# every $PROGRESS seconds.
 run_progress() {
 	local log=$1 what=$2 pid rc=0 t0 n
 	shift 2
@@ -116,7 +129,7 @@ run_progress() {
 	"$@" >>"$log" 2>&1 &
 	pid=$!
 	while ! wait_for "$pid" "${PROGRESS:-60}"; do
-		n=$(grep -cE '^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)' "$log" || true)
+		n=$(grep -cE "${PROGRESS_RE:-^ +(CC|CLANG|LD|AR|BTF|GEN|BINARY|TEST-OBJ|SKEL)}" "$log" || true)
 		msg "$what: $((($(date +%s) - t0) / 60))m$((($(date +%s) - t0) % 60))s, $n steps logged"
 	done
 	wait "$pid" || rc=$?
@@ -179,4 +192,22 @@ kbuild_setup() {
 	fi
 	KBUILD_BUILD_TIMESTAMP=$(git -C "$TREE" log -1 --format=%cD)
 	export KBUILD_BUILD_TIMESTAMP
+}
+
+# Kernel trouble as printk formats it, for every scan of a console or a
+# journal (lines with the printk timestamp: the console also carries test
+# output, which could quote these words): oopses, WARN, KASAN/UBSAN
+# reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
+# stalls and lockups. scripts/verdict.sh and scripts/debian-verdict.sh
+# use these.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'
+# Modules refused or tainting for their signature or symbol versions.
+# shellcheck disable=SC2034
+MODULE_PROBLEM_RE='\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|Invalid module format)'
+
+# kernel_splats FILE [RE]: the lines of FILE (read as text, CRs dropped)
+# that match RE (default KERNEL_SPLAT_RE), with their line numbers.
+kernel_splats() {
+	tr -d '\r' <"$1" | grep -a -nE "${2:-$KERNEL_SPLAT_RE}" || true
 }

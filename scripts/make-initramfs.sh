@@ -57,7 +57,7 @@ bpftool=$SELFTESTS/tools/sbin/bpftool
 # initramfs of make regress: GUEST_HELPERS=no).
 guest=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
-	guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-*)
+	guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-* "$BUILD"/guest/mprog-*)
 	[ ! -x "$BUILD/guest/tcx-attach" ] || guest+=("$BUILD"/guest/tcx-*)
 	[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest has no helpers; run: make selftests"
 fi
@@ -69,13 +69,13 @@ if [ "${KCONFIG:-test}" = debian ]; then
 	kmod=$(command -v kmod || true)
 	[ -n "$kmod" ] || die "kmod not found; run: make deps"
 	# The list without its comments; each must be in the kernel's modules.
-	mapfile -t modules < <(grep -vE '^[[:space:]]*(#|$)' "$TOP/configs/debian.modules")
+	mapfile -t modules < <(debian_modules)
 	for m in "${modules[@]}"; do
 		grep -qE "(^|/)$m\.ko(\.[a-z]+)?:" "$moddir/modules.dep" ||
 			die "module $m (configs/debian.modules) is not in $moddir"
 	done
 fi
-inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$busybox" "$dash" "${iproute[@]}" \
+inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$TOP/qemu/errors" "$busybox" "$dash" "${iproute[@]}" \
 	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" "$(sha256sum "$KBUILD_OUT/certs/signing_key.x509" 2>/dev/null)" \
@@ -88,6 +88,7 @@ stamp_clear "$STAMP"
 
 # /mnt: the selftests' cgroup helpers mount cgroup2 at /mnt/cgroup-test-work-dir.
 initramfs_skeleton "$ROOT" "$TOP/qemu/init" etc/netkit-6.1 mnt selftests/bpf/progs selftests/netkit-6.1
+install -m 0644 "$TOP/qemu/errors" "$ROOT/etc/netkit-6.1/errors"
 for p in "${iproute[@]}"; do
 	install -m 0755 "$p" "$ROOT/usr/sbin/$(basename "$p")"
 done

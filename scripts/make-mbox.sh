@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mbox: the series as one mail thread, $BUILD/netkit-6.1.mbox: the cover
-# letter as [PATCH 6.1 0/N], then every patch of patches/series in order as
-# [PATCH 6.1 n/N], each In-Reply-To and References the cover letter, each
+# letter as [PATCH netkit-6.1 0/N], then every patch of patches/series in order as
+# [PATCH netkit-6.1 n/N] (SUBJECT_PREFIX in series-lib.sh), each In-Reply-To and References the cover letter, each
 # keeping its own From: and Date: (the mainline author and author date).
 # 'git am --empty=drop' applies it in one call (the cover letter has no
 # diff; b4 skips it by itself).
@@ -70,9 +70,9 @@ msgid() { printf '<netkit-6.1-%s-%d@localhost>' "$id" "$1"; }
 # thread headers added at the end of its header block.
 mail() {
 	local i=$1
-	awk -v i="$i" -v n="$n" -v mid="$(msgid "$i")" -v root="$(msgid 0)" '
-		hdr && /^Subject: \[PATCH 6\.1[^]]*\]/ {
-			sub(/^Subject: \[PATCH 6\.1[^]]*\]/, "Subject: [PATCH 6.1 " i "/" n "]")
+	awk -v i="$i" -v n="$n" -v mid="$(msgid "$i")" -v root="$(msgid 0)" -v pfx="$SUBJECT_PREFIX" '
+		hdr && index($0, "Subject: [" pfx) == 1 {
+			sub(/^Subject: \[[^]]*\]/, "Subject: [" pfx " " i "/" n "]")
 			numbered = 1
 		}
 		hdr && /^$/ {
@@ -86,7 +86,7 @@ mail() {
 		{ print }
 		NR == 1 { hdr = 1 }
 		END { if (!numbered) exit 3 }
-	' || die "mail $i: no 'Subject: [PATCH 6.1...]' header"
+	' || die "mail $i: no 'Subject: [$SUBJECT_PREFIX...]' header"
 	printf '\n'
 }
 

@@ -12,8 +12,8 @@ set -euo pipefail
 OUT=$BUILD/regress
 step regress-diff
 for side in base patched; do
-	regress_complete "$OUT/$side.console" ||
-		die "no complete $side run in $OUT/$side.console; run: make regress"
+	regress_complete "$OUT/$side/console.log" ||
+		die "no complete $side run in $OUT/$side/console.log; run: make regress"
 done
 
 # results CONSOLE: "name<TAB>OK|FAIL|SKIP" for every test and subtest line
@@ -29,8 +29,8 @@ splats() {
 		sed -E 's/^.*\[ *[0-9]+\.[0-9]+\] //; s/0x[0-9a-f]+/ADDR/g; s/[0-9]+ PID: [0-9]+/N/g' | sort -u || true
 }
 
-results "$OUT/base.console" >"$OUT/base.results"
-results "$OUT/patched.console" >"$OUT/patched.results"
+results "$OUT/base/console.log" >"$OUT/base.results"
+results "$OUT/patched/console.log" >"$OUT/patched.results"
 join -t "$(printf '\t')" -a1 -a2 -e NONE -o 0,1.2,2.2 "$OUT/base.results" "$OUT/patched.results" >"$OUT/joined"
 
 newfail=$(awk -F'\t' '$3 == "FAIL" && $2 != "FAIL" && $2 != "NONE"' "$OUT/joined")
@@ -39,7 +39,7 @@ newskip=$(awk -F'\t' '$2 == "OK" && $3 == "SKIP"' "$OUT/joined")
 vanished=$(awk -F'\t' '$2 != "NONE" && $3 == "NONE"' "$OUT/joined")
 added=$(awk -F'\t' '$2 == "NONE" && $3 != "NONE"' "$OUT/joined")
 both_fail=$(awk -F'\t' '$2 == "FAIL" && $3 == "FAIL"' "$OUT/joined")
-new_splats=$(comm -13 <(splats "$OUT/base.console") <(splats "$OUT/patched.console"))
+new_splats=$(comm -13 <(splats "$OUT/base/console.log") <(splats "$OUT/patched/console.log"))
 
 show() { # show TITLE LINES
 	local n=0
@@ -48,8 +48,8 @@ show() { # show TITLE LINES
 	[ -z "$2" ] || awk -F'\t' '{ printf "    %-60s base %-5s patched %s\n", $1, $2, $3 }' <<<"$2"
 }
 for side in base patched; do
-	printf '%-8s %s (%s)\n' "$side" "$(grep -E '^Summary:' <(tr -d '\r' <"$OUT/$side.console") | tail -n 1)" \
-		"$(sed -n 's/.*Linux \([^ ,]*\),.*/\1/p' <(tr -d '\r' <"$OUT/$side.console") | head -n 1)"
+	printf '%-8s %s (%s)\n' "$side" "$(grep -E '^Summary:' <(tr -d '\r' <"$OUT/$side/console.log") | tail -n 1)" \
+		"$(sed -n 's/.*Linux \([^ ,]*\),.*/\1/p' <(tr -d '\r' <"$OUT/$side/console.log") | head -n 1)"
 done
 show "newly failing (a regression unless explained)" "$newfail"
 show "newly skipped" "$newskip"
@@ -70,7 +70,7 @@ for part in "$newfail" "$newskip" "$vanished"; do
 	n=$((n + $(awk -F'\t' 'NF && $1 !~ /\//' <<<"$part" | wc -l)))
 done
 n=$((n + nsplat))
-msg "details: $OUT/{base,patched}.console, $OUT/joined"
+msg "details: $OUT/{base,patched}/console.log, $OUT/joined"
 echo "regress: $n new failures"
 [ "$n" -eq 0 ] || die "make regress found $n new failures (above)"
 step_done "no new failures"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # regress-run SIDE: boot the base (unpatched) or the patched kernel with its
 # own test_progs and run the test set of selftests/regress.list, the same
-# way for both: same list, same QEMU, no guest tests. The console goes to
-# BUILD/regress/SIDE.console; scripts/regress-diff.sh compares the two.
+# way for both: same list, same QEMU, no guest tests. The run goes to
+# BUILD/regress/SIDE/ (its selection, console.log, result and QEMU's
+# record); scripts/regress-diff.sh compares the two consoles.
 # A side whose kernel, initramfs and list did not change keeps its last
 # complete run (the base does not change when the series does).
 set -euo pipefail
@@ -18,7 +19,8 @@ patched) run_build=$BUILD ;;
 *) die "regress-run.sh: side must be base or patched, not '$side'" ;;
 esac
 OUT=$BUILD/regress
-console=$OUT/$side.console
+run=$OUT/$side
+console=$run/console.log
 
 step "regress-$side"
 args=$(regress_args)
@@ -33,10 +35,12 @@ if [ "$(stamp_read "regress-$side")" = "$inputs" ] && regress_complete "$console
 	exit 0
 fi
 stamp_clear "regress-$side"
-mkdir -p "$OUT"
+mkdir -p "$run"
 msg "$(wc -w <<<"$args") words of test_progs arguments, from $REGRESS_LIST"
-BUILD=$run_build CONSOLE=$console RESULT=$OUT/$side.result TEST_ARGS=$args \
-	GUEST_TESTS='' TIMEOUT=${REGRESS_TIMEOUT:-3600} "$TOP/scripts/run-qemu.sh"
+RUN_DIR=$run TEST_ARGS=$args GUEST_TESTS='' "$TOP/scripts/select-tests.sh"
+BUILD=$run_build RUN_DIR=$run TIMEOUT=${REGRESS_TIMEOUT:-3600} "$TOP/scripts/run-qemu.sh"
+[ "$(run_status "$run")" = finished ] ||
+	die "the $side run did not finish: $(run_status "$run"); console: $console"
 regress_complete "$console" ||
 	die "the $side run ended without a test_progs Summary line; console: $console"
 stamp_write "regress-$side" "$inputs"

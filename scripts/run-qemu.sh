@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # boot: boot the kernel with the initramfs under QEMU, stream the console
-# and stop at a wall-clock limit. The guest's /init runs
-# 'test_progs $TEST_ARGS' (unless RUN_TEST_PROGS=no), then the guest tests
-# named in $GUEST_TESTS, and writes their exit statuses to the second
-# serial port, which QEMU stores in $BUILD/result;
-# scripts/check-verdict.sh turns the console log and that file into the
-# verdict. make qemu-test runs it through scripts/select-tests.sh, which
-# resolves T into these three.
+# and stop at a wall-clock limit; record what happened, judge nothing.
+# The run lives in $RUN_DIR (default $BUILD/qemu-test):
+#   selection    what to run (scripts/select-tests.sh wrote it), carried
+#                into the guest as /etc/netkit-6.1/selection as it is
+#   console.log  the guest's console (ttyS0)
+#   result       what the guest reported on its second serial port (ttyS1)
+#   qemu         this script's record, one name=value per line: status
+#                (finished, timeout, boot-timeout), qemu_rc, booted (the
+#                seconds until /init spoke, empty if it never did),
+#                elapsed, timeout
+# scripts/verdict.sh reads the four and decides, also after a timeout.
+# Exits non-zero only when QEMU could not be run at all.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,19 +35,18 @@ ICOUNT=${ICOUNT:-}
 # that an icount guest runs the same way every time. Empty: off.
 GUEST_SEED=${GUEST_SEED:-}
 BZIMAGE=${BZIMAGE:-$KBUILD_OUT/arch/x86/boot/bzImage}
-CONSOLE=${CONSOLE:-$BUILD/console.log}
-RESULT=${RESULT:-$BUILD/result}
+RUN_DIR=${RUN_DIR:-$BUILD/qemu-test}
+SELECTION=$RUN_DIR/selection
+CONSOLE=${CONSOLE:-$RUN_DIR/console.log}
+RESULT=${RESULT:-$RUN_DIR/result}
+RECORD=$RUN_DIR/qemu
 # Other guests (make bench) boot through this script with their own
-# initramfs, files added to it (EXTRA_ROOT, a directory), the line their
-# /init prints first (BOOT_MARK) and their own step name; QUIET_KERNEL=1
-# streams the console without the kernel's messages.
+# initramfs, files added to it (EXTRA_ROOT, a directory), their own
+# console and result files, the line their /init prints first (BOOT_MARK)
+# and their own step name; QUIET_KERNEL=1 streams the console without
+# the kernel's messages. They have no selection record.
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
-TEST_ARGS=${TEST_ARGS-}
-GUEST_TESTS=${GUEST_TESTS-}
-GUEST_SMOKE=${GUEST_SMOKE-}
-GUEST_AREAS=${GUEST_AREAS-}
-RUN_TEST_PROGS=${RUN_TEST_PROGS:-yes}
 
 step "${BOOT_STEP:-boot}"
 [ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
@@ -69,37 +73,33 @@ if [ -n "$GUEST_SEED" ]; then
 	accel+=(-seed "$GUEST_SEED" -rtc "base=2026-01-01T00:00:00,clock=vm")
 fi
 
-# The arguments travel in a second cpio archive appended to the first; the
-# kernel unpacks both into the same rootfs.
+# The selection travels in a second cpio archive appended to the first;
+# the kernel unpacks both into the same rootfs.
 args_dir=$(mktemp -d)
 trap 'rm -rf "$args_dir"' EXIT
-mkdir -p "$args_dir/root/etc/netkit-6.1"
-# No args file: /init does not run test_progs.
-[ "$RUN_TEST_PROGS" = no ] || printf '%s\n' "$TEST_ARGS" >"$args_dir/root/etc/netkit-6.1/args"
-printf '%s\n' "$GUEST_TESTS" >"$args_dir/root/etc/netkit-6.1/guest-tests"
-printf '%s\n' "$GUEST_SMOKE" >"$args_dir/root/etc/netkit-6.1/guest-smoke"
-printf '%s\n' "$GUEST_AREAS" >"$args_dir/root/etc/netkit-6.1/guest-areas"
-for t in $GUEST_TESTS; do
-	[ -f "$TOP/selftests/guest/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
-done
-[ -z "${EXTRA_ROOT:-}" ] || cp -a "$EXTRA_ROOT/." "$args_dir/root/"
+mkdir -p "$args_dir/root/etc/netkit-6.1" "$RUN_DIR"
+if [ -z "${EXTRA_ROOT:-}" ]; then
+	[ -f "$SELECTION" ] || die "no selection record at $SELECTION; run: scripts/select-tests.sh (make qemu-test does)"
+	cp "$SELECTION" "$args_dir/root/etc/netkit-6.1/selection"
+else
+	cp -a "$EXTRA_ROOT/." "$args_dir/root/"
+fi
 (cd "$args_dir/root" && find . -print0 | LC_ALL=C sort -z |
 	cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
 boot_cpio=$(dirname "$CONSOLE")/boot.cpio
 cat "$INITRAMFS" "$args_dir/args.cpio" >"$boot_cpio"
 
-rm -f "$CONSOLE" "$RESULT"
+rm -f "$CONSOLE" "$RESULT" "$RECORD"
 : >"$CONSOLE"
 msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}${ICOUNT:+, -icount shift=$ICOUNT,sleep=off,align=off}${GUEST_SEED:+, -seed $GUEST_SEED}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
 [ -z "${CMDLINE:-}" ] || msg "kernel command line adds: $CMDLINE"
-if [ "$RUN_TEST_PROGS" = no ]; then
-	runs="no test_progs"
-else
-	runs="test_progs $TEST_ARGS"
+if [ -z "${EXTRA_ROOT:-}" ]; then
+	# shellcheck source=/dev/null disable=SC2154 # the record select-tests.sh wrote
+	(. "$SELECTION"
+	msg "guest runs ($filter): ${test_progs:+test_progs $test_progs; }${guest_tests:+then selftests/guest: $guest_tests}${guest_smoke:+ (in their smoke form: $guest_smoke)}"
+	[ "$filter" = "the default set" ] ||
+		msg "left out of the default set: test_progs ${left_test_progs:-nothing}; guest tests ${left_guest:-none}")
 fi
-msg "guest runs${SEL_FILTER:+ ($SEL_FILTER)}: $runs; ${GUEST_TESTS:+then selftests/guest: }${GUEST_TESTS:-no guest test}${GUEST_SMOKE:+ (in their smoke form: $GUEST_SMOKE)}"
-[ -z "${SEL_FILTER:-}" ] ||
-	msg "left out of the default set: test_progs ${SEL_LEFT_TP:-nothing}; guest tests ${SEL_LEFT_GUEST:-none}"
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$BZIMAGE" -initrd "$boot_cpio" \
@@ -114,7 +114,7 @@ else
 fi
 tailer=$!
 
-verdict="" booted=""
+status=finished booted=""
 t0=$(date +%s)
 while kill -0 "$qemu" 2>/dev/null; do
 	sleep 1
@@ -123,11 +123,11 @@ while kill -0 "$qemu" 2>/dev/null; do
 		booted=$elapsed
 	fi
 	if [ "$elapsed" -ge "$TIMEOUT" ]; then
-		verdict="timeout: the guest did not finish within ${TIMEOUT}s${TIMEOUT_HINT:-}"
+		status=timeout
 	elif [ -z "$booted" ] && [ "$elapsed" -ge "$BOOT_TIMEOUT" ]; then
-		verdict="boot timeout: /init did not start within ${BOOT_TIMEOUT}s"
+		status=boot-timeout
 	fi
-	if [ -n "$verdict" ]; then
+	if [ "$status" != finished ]; then
 		kill "$qemu" 2>/dev/null || true
 		break
 	fi
@@ -135,14 +135,17 @@ done
 rc=0
 wait "$qemu" || rc=$?
 wait "$tailer" 2>/dev/null || true
+elapsed=$(($(date +%s) - t0))
+printf 'status=%s\nqemu_rc=%s\nbooted=%s\nelapsed=%s\ntimeout=%s\nboot_timeout=%s\n' \
+	"$status" "$rc" "$booted" "$elapsed" "$TIMEOUT" "$BOOT_TIMEOUT" >"$RECORD"
 
-if [ -n "$verdict" ]; then
-	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
-	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
-	die "$verdict"
-fi
-if [ "$rc" -ne 0 ]; then
-	cat "$LOG" >&2
-	die "qemu exited with status $rc; its output: $LOG"
-fi
-step_done "guest finished, /init started after ${booted:-?}s"
+case $status in
+finished)
+	if [ "$rc" -ne 0 ]; then
+		cat "$LOG" >&2
+		die "qemu exited with status $rc; its output: $LOG"
+	fi
+	step_done "guest finished after ${elapsed}s, /init started after ${booted:-?}s; record $RECORD"
+	;;
+*) step_done "stopped: $status after ${elapsed}s${TIMEOUT_HINT:-}; record $RECORD" ;;
+esac

@@ -1,7 +1,22 @@
 #!/usr/bin/env bash
-# select-tests.sh CMD...: resolve what make qemu-test runs - the test_progs
-# arguments and the guest tests - from T, TEST_ARGS, GUEST_TESTS and CUT,
-# export it and run CMD (scripts/run-qemu.sh, scripts/check-verdict.sh).
+# select-tests.sh: resolve once what make qemu-test runs - the test_progs
+# arguments and the guest tests - from T, TEST_ARGS, GUEST_TESTS,
+# GUEST_MODE and CUT, and write it to the run's selection record,
+# $RUN_DIR/selection. run-qemu.sh carries that file into the guest as it
+# is (/etc/netkit-6.1/selection, which /init and the guest tests read) and
+# verdict.sh reads it back: nothing else resolves T.
+#
+# The record is one 'name=value' line per fact, quoted for sh:
+#   filter           what was asked: "T=..." or "the default set"
+#   cut              full, netkit, or the last patch applied (CUT=tcx/0006)
+#   kernel, debug    KCONFIG (test or debian) and DEBUG (1 or empty)
+#   test_progs       the test_progs arguments; empty: test_progs does not run
+#   guest_tests      the guest tests, in their order
+#   guest_smoke      those of them that run in their smoke form
+#   areas            the areas selected (a guest test of several areas runs
+#                    the part of the areas selected)
+#   left_test_progs  what the filter left out of the default set, for the
+#   left_guest       verdict's "left out" line
 #
 # Every guest test, selftests/guest/<name>.sh, declares the area(s) it
 # tests in a header line of its own:
@@ -21,28 +36,30 @@
 # default test_progs terms and every guest test. TEST_ARGS, when set, is
 # the whole test_progs argument list instead of what T selects for it;
 # GUEST_TESTS, when set, the guest tests (empty: none). A selection without
-# any test_progs term does not run test_progs (RUN_TEST_PROGS=no).
+# any test_progs term does not run test_progs (an empty test_progs).
 #
 # The guest tests run in the order of their "# order: N" header lines
 # (default 50; ties by name): today's tests from netkit_stats (10) to
 # tcx_qdisc (70), a test that may wedge the kernel last (90).
 #
 # A guest test may have a smoke form, declared by a header line that says
-# what it leaves out ("# smoke: ..."; the test sees NETKIT_SMOKE=1). With
+# what it leaves out ("# smoke: ..."; guest_smoke names it). With
 # GUEST_MODE=auto (the default), the guest tests that a test_progs term
 # brings along run in their smoke form - the edit-test loop of
 # T=tc_netkit - and those of the default set, named in T or selected by an
 # area run in full; GUEST_MODE=full or smoke sets the form of all.
 #
 # A guest test of several areas (mprog_linkrace: netkit and tcx) runs the
-# part of the areas that T selected; the guest sees them in NETKIT_AREAS
-# (T=tc_netkit: netkit, so mprog_linkrace races netkit devices only).
+# part of the areas that T selected (areas; T=tc_netkit: netkit, so
+# mprog_linkrace races netkit devices only).
 #
-# Exports TEST_ARGS, GUEST_TESTS, GUEST_SMOKE (the guest tests to run in
-# their smoke form), GUEST_AREAS (the areas selected), RUN_TEST_PROGS and,
-# for the lines that say what ran and what the filter left out,
-# SEL_FILTER, SEL_LEFT_TP and SEL_LEFT_GUEST. "--list" prints the guest tests with their areas and
-# smoke forms, "--default" the default test_progs terms.
+# CUT: the series up to a point, in the cut's own tree (the Makefile):
+# netkit, the netkit-only cut (up to the last followup/ patch), or a
+# patch (CUT=tcx/0006: up to and including it, what make check-positions
+# runs). Its default set is the test_progs tests of the areas its kernel
+# has that its tree has.
+# "--list" prints the guest tests with their areas and smoke forms,
+# "--default" the default test_progs terms.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,11 +72,13 @@ declare -A AREA_TESTS=(
 	[netkit]="tc_netkit tc_redirect"
 	[tcx]="tc_opts tc_links"
 )
-# The areas each cut has (CUT=netkit: no tcx in the kernel).
-declare -A CUT_AREAS=([full]="netkit tcx" [netkit]="netkit")
-# The default test_progs terms.
-declare -A DEFAULT_T=([full]="tc_netkit,tc_redirect,tc_opts,tc_links" [netkit]="tc_netkit,tc_redirect")
+# The areas a cut's kernel has: tcx comes with patches/tcx/.
 cut=${CUT:-full}
+case $cut in
+full | tcx/*) CUT_AREAS="netkit tcx" ;;
+netkit | prereq/* | netkit/* | followup/*) CUT_AREAS="netkit" ;;
+*) die "CUT must be netkit, a patch (CUT=tcx/0006) or empty, not '$cut'" ;;
+esac
 
 # The areas a guest test declares (its first "# area:" line).
 areas_of() {
@@ -94,7 +113,7 @@ guest_all() {
 		for a in $areas; do
 			[ -n "${AREA_TESTS[$a]+x}" ] ||
 				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${!AREA_TESTS[*]}; a new one goes into AREA_TESTS in scripts/select-tests.sh)"
-			[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || ok=1
+			[[ " $CUT_AREAS " != *" $a "* ]] || ok=1
 		done
 		[ -z "$ok" ] || printf '%s %s\n' "$order" "$t"
 	done | sort -k1,1n -k2,2 | cut -d' ' -f2
@@ -165,7 +184,21 @@ list_guest() {
 	done
 }
 
-[ -n "${CUT_AREAS[$cut]+x}" ] || die "CUT must be netkit or empty, not '$cut'"
+# The default test_progs terms: the tests of the cut's areas that its tree
+# has (a cut before tc_opts.c has no tc_opts). Without the tree: all.
+default_terms() {
+	local a n terms=()
+	for a in $CUT_AREAS; do
+		for n in ${AREA_TESTS[$a]}; do
+			if [ "${#TP_TESTS[@]}" -eq 0 ] || [ -n "$(tp_match "$n")" ]; then
+				terms+=("$n")
+			fi
+		done
+	done
+	(IFS=,; printf '%s\n' "${terms[*]}")
+}
+
+TP_TESTS=()
 case ${1:-} in
 --list)
 	guest_all >/dev/null
@@ -173,11 +206,15 @@ case ${1:-} in
 	exit 0
 	;;
 --default)
-	printf '%s\n' "${DEFAULT_T[$cut]}"
+	[ ! -d "$TREE/tools/testing/selftests/bpf/prog_tests" ] || mapfile -t TP_TESTS < <(tp_all)
+	default_terms
 	exit 0
 	;;
+'') ;;
+*) die "usage: $0 [--list | --default]" ;;
 esac
-[ "$#" -gt 0 ] || die "usage: $0 CMD... | --list | --default"
+RUN_DIR=${RUN_DIR:-$BUILD/qemu-test}
+SELECTION=$RUN_DIR/selection
 
 # (The checks of guest_all and tp_all would not stop this shell from a
 # process substitution: run them here first.)
@@ -186,7 +223,8 @@ tp_all >/dev/null
 mapfile -t GUEST_ALL < <(guest_all)
 # shellcheck disable=SC2034 # read through tp_match
 mapfile -t TP_TESTS < <(tp_all)
-default_t=${DEFAULT_T[$cut]}
+default_t=$(default_terms)
+[ -n "$default_t" ] || die "CUT=$cut: the tree has none of the areas' test_progs tests (${CUT_AREAS})"
 filter=${T:-}
 tp_terms=() guest=()
 # gsel[test]: full (named, by an area, the default set) or along (brought
@@ -213,7 +251,7 @@ if [ -z "$filter" ]; then
 	for t in "${GUEST_ALL[@]}"; do
 		add_guest "$t" full
 	done
-	for a in ${CUT_AREAS[$cut]}; do asel[$a]=1; done
+	for a in $CUT_AREAS; do asel[$a]=1; done
 else
 	IFS=, read -r -a terms <<<"$filter"
 	for term in "${terms[@]}"; do
@@ -221,12 +259,12 @@ else
 		if [[ " ${GUEST_ALL[*]} " == *" $term "* ]]; then
 			add_guest "$term" full
 			for a in $(areas_of "$term"); do
-				[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || asel[$a]=1
+				[[ " $CUT_AREAS " != *" $a "* ]] || asel[$a]=1
 			done
 		elif [ -f "$GUEST_DIR/$term.sh" ]; then
 			die "T=$filter: guest test $term is not part of CUT=$cut (its areas: $(areas_of "$term"))"
 		elif [ -n "${AREA_TESTS[$term]+x}" ]; then
-			[[ " ${CUT_AREAS[$cut]} " == *" $term "* ]] ||
+			[[ " $CUT_AREAS " == *" $term "* ]] ||
 				die "T=$filter: area $term is not part of CUT=$cut"
 			read -r -a more <<<"${AREA_TESTS[$term]}"
 			tp_terms+=("${more[@]}")
@@ -234,7 +272,7 @@ else
 		else
 			matched=$(tp_match "$term")
 			[ -n "$matched" ] ||
-				die "T=$filter: '$term' is no test_progs test of the tree, no guest test and no area (guest tests: ${GUEST_ALL[*]}; areas: ${CUT_AREAS[$cut]})"
+				die "T=$filter: '$term' is no test_progs test of the tree, no guest test and no area (guest tests: ${GUEST_ALL[*]}; areas: $CUT_AREAS)"
 			tp_terms+=("$term")
 			for a in $(for t in $matched; do tp_areas "$t"; done | sort -u); do
 				add_area "$a" along
@@ -246,52 +284,65 @@ fi
 # What T selected for test_progs, and what it leaves out of the default.
 tp_list=$(IFS=,; printf '%s' "${tp_terms[*]}")
 selected=$(for term in "${tp_terms[@]}"; do tp_match "$term"; done | sort -u)
-SEL_LEFT_TP=$(left_out "$default_t" "$selected")
+left_tp=$(left_out "$default_t" "$selected")
 if [ "${TEST_ARGS+x}" ]; then
-	RUN_TEST_PROGS=yes
-	SEL_LEFT_TP="(TEST_ARGS given)"
+	[ -n "$TEST_ARGS" ] || die "TEST_ARGS is empty: to run no test_progs test, choose guest tests only (T=<guest test>)"
+	test_progs=$TEST_ARGS
+	left_tp="(TEST_ARGS given)"
 elif [ -n "$tp_list" ]; then
-	RUN_TEST_PROGS=yes
-	TEST_ARGS="-t $tp_list"
+	test_progs="-t $tp_list"
 else
-	RUN_TEST_PROGS=no
-	TEST_ARGS=
+	test_progs=
 fi
 
 if [ "${GUEST_TESTS+x}" ]; then
 	for t in $GUEST_TESTS; do
 		[ -f "$GUEST_DIR/$t.sh" ] || die "GUEST_TESTS: no selftests/guest/$t.sh"
 	done
+	guest_tests=$GUEST_TESTS
 else
-	GUEST_TESTS=${guest[*]}
+	guest_tests=${guest[*]}
 fi
 # The smoke forms: of the tests T brought along (auto), of all (smoke).
 mode=${GUEST_MODE:-auto}
 case $mode in auto | full | smoke) ;; *) die "GUEST_MODE must be auto, full or smoke, not '$mode'" ;; esac
 smoke=()
-for t in $GUEST_TESTS; do
+for t in $guest_tests; do
 	[ -n "$(smoke_of "$t")" ] || continue
 	if [ "$mode" = smoke ] || { [ "$mode" = auto ] && [ "${gsel[$t]:-}" = along ]; }; then
 		smoke+=("$t")
 	fi
 done
-GUEST_SMOKE=${smoke[*]}
 left=()
 for t in "${GUEST_ALL[@]}"; do
-	[[ " $GUEST_TESTS " == *" $t "* ]] || left+=("$t")
+	[[ " $guest_tests " == *" $t "* ]] || left+=("$t")
 done
 # and the parts of the selected tests whose areas T did not select
-GUEST_AREAS=$(printf '%s\n' "${!asel[@]}" | sort | tr '\n' ' ')
-GUEST_AREAS=${GUEST_AREAS% }
-for t in $GUEST_TESTS; do
+areas=$(printf '%s\n' "${!asel[@]}" | sort | tr '\n' ' ')
+for t in $guest_tests; do
 	part=()
 	for a in $(areas_of "$t"); do
-		[[ " ${CUT_AREAS[$cut]} " != *" $a "* ]] || [ -n "${asel[$a]+x}" ] || part+=("$a")
+		[[ " $CUT_AREAS " != *" $a "* ]] || [ -n "${asel[$a]+x}" ] || part+=("$a")
 	done
 	[ "${#part[@]}" -eq 0 ] || left+=("$t's ${part[*]} part")
 done
-SEL_LEFT_GUEST=${left[*]}
-SEL_FILTER=${filter:+T=$filter}
-SEL_FILTER=${SEL_FILTER:-the default set}
-export TEST_ARGS GUEST_TESTS GUEST_SMOKE GUEST_AREAS RUN_TEST_PROGS SEL_FILTER SEL_LEFT_TP SEL_LEFT_GUEST
-exec "$@"
+[ -n "$test_progs$guest_tests" ] || die "T=$filter selects no test_progs test and no guest test"
+
+# The record, each value quoted for sh (a ' inside becomes '\'').
+put() { printf "%s='%s'\n" "$1" "${2//\'/\'\\\'\'}"; }
+mkdir -p "$RUN_DIR"
+{
+	printf '# What make qemu-test runs, resolved once by scripts/select-tests.sh.\n'
+	put filter "${filter:+T=$filter}"
+	put cut "$cut"
+	put kernel "${KCONFIG:-test}"
+	put debug "${DEBUG:-}"
+	put test_progs "$test_progs"
+	put guest_tests "$guest_tests"
+	put guest_smoke "${smoke[*]}"
+	put areas "${areas% }"
+	put left_test_progs "$left_tp"
+	put left_guest "${left[*]}"
+} >"$SELECTION"
+sed -i "s/^filter=''\$/filter='the default set'/" "$SELECTION"
+msg "selection: $SELECTION"

@@ -5,6 +5,12 @@
 SERIES=${SERIES:-$TOP/patches/series}
 COVER=${COVER:-$TOP/patches/0000-cover-letter.patch}
 APPLIED_REF=refs/netkit/applied
+# The subject prefix of every mail: the project's name, not a bare kernel
+# version, since '[PATCH 6.1]' reads as a submission to the 6.1 stable
+# tree, which takes neither a new driver nor new uapi nor a module ABI
+# change. The series is for distribution and vendor 6.1 trees.
+# shellcheck disable=SC2034 # used by the scripts that source this file
+SUBJECT_PREFIX='PATCH netkit-6.1'
 
 # series_patches: the patch paths relative to patches/, in series order.
 series_patches() {

@@ -6,6 +6,18 @@
 # shellcheck disable=SC2034 # read by the tests that source this file
 fail=0
 
+# What make qemu-test selected (scripts/select-tests.sh wrote the record,
+# /etc/netkit-6.1/selection in the guest): $smoke is 1 when this test runs
+# in its smoke form, and in_areas AREA tells whether AREA was selected (a
+# test of several areas runs the part of those). Run by hand without the
+# record: the full form, every area.
+guest_smoke='' areas='netkit tcx'
+# shellcheck source=/dev/null
+[ ! -r /etc/netkit-6.1/selection ] || . /etc/netkit-6.1/selection
+smoke=
+case " $guest_smoke " in *" $(basename "$0" .sh) "*) smoke=1 ;; esac
+in_areas() { case " $areas " in *" $1 "*) return 0 ;; esac; return 1; }
+
 expect() { # expect DESCRIPTION STATUS
 	if [ "$2" -eq 0 ]; then
 		echo "ok - $1"

@@ -4,7 +4,7 @@
 # smoke: 1 s per case instead of 3
 # mprog_linkrace: the last reference of a link, pin, device, netns or
 # qdisc dropped while a bpf_mprog operation holds a reference on it with
-# rtnl held (netkit-linkrace.c, issue 19). On 6.1 before ab5d47bd41b1
+# rtnl held (mprog-linkrace.c). On 6.1 before ab5d47bd41b1
 # (prereq/0001) a relative attach's put of its anchor link could be the
 # last, run the link's release inline and take rtnl a second time: the
 # task deadlocked on itself. Both vCPUs race for a few seconds per case;
@@ -12,12 +12,12 @@
 # its kernel stack, and the guest's remaining tests are skipped (whatever
 # holds rtnl would hang them too).
 #
-# Env: NETKIT_AREAS (the areas make qemu-test selected: the netkit cases
-# run with netkit, the tcx cases with tcx; unset: both), NETKIT_LINKRACE_SECONDS (per case, default 3, 1 in the smoke
-# form), NETKIT_LINKRACE_HANG
-# (seconds without progress that count as a hang; default 5, or 30 on a
+# The netkit cases run when the netkit area is selected, the tcx cases
+# with tcx (guest lib.sh's in_areas). Env: NETKIT_LINKRACE_SECONDS (per
+# case, default 3, 1 in the smoke form), NETKIT_LINKRACE_HANG (seconds
+# without progress that count as a hang; default 5, or 30 on a
 # debug kernel), NETKIT_LINKRACE_SEED, NETKIT_LINKRACE_CASES (a comma
-# list of netkit-linkrace -l's cases; default all). On the kernel command
+# list of mprog-linkrace -l's cases; default all). On the kernel command
 # line (make qemu-test CMDLINE='NETKIT_LINKRACE_SEED=...') they reach the
 # guest's environment.
 #
@@ -27,7 +27,7 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-if [ -n "${NETKIT_SMOKE:-}" ]; then
+if [ -n "$smoke" ]; then
 	seconds=${NETKIT_LINKRACE_SECONDS:-1}
 else
 	seconds=${NETKIT_LINKRACE_SECONDS:-3}
@@ -39,14 +39,13 @@ else
 fi
 # The kinds of the areas selected; tcx's where the kernel carries tcx (its
 # helper is built then).
-in_areas() { case " ${NETKIT_AREAS:-netkit tcx} " in *" $1 "*) return 0 ;; esac; return 1; }
 kinds=
 in_areas netkit && kinds=netkit
 if in_areas tcx && command -v tcx-attach >/dev/null; then
 	kinds=${kinds:+$kinds,}tcx
 fi
 if [ -z "$kinds" ]; then
-	expect "a kind to race in the areas selected (${NETKIT_AREAS:-}) on this kernel" 1
+	expect "a kind to race in the areas selected ($areas) on this kernel" 1
 	exit "$fail"
 fi
 echo "# kinds: $kinds; $seconds s per case; a hang after $hang s without progress"
@@ -61,14 +60,14 @@ echo "$marker" >/dev/kmsg
 set -- -k "$kinds" -d "$seconds" -H "$hang"
 [ -n "${NETKIT_LINKRACE_SEED:-}" ] && set -- "$@" -s "$NETKIT_LINKRACE_SEED"
 [ -n "${NETKIT_LINKRACE_CASES:-}" ] && set -- "$@" -c "$NETKIT_LINKRACE_CASES"
-netkit-linkrace "$@"
+mprog-linkrace "$@"
 rc=$?
 if [ "$rc" -eq 3 ]; then
-	expect "netkit-linkrace: the kernel kept making progress" 1
-	wedged "a netkit-linkrace thread is stuck in the kernel"
+	expect "mprog-linkrace: the kernel kept making progress" 1
+	wedged "a mprog-linkrace thread is stuck in the kernel"
 	exit 3
 fi
-expect "netkit-linkrace: all its checks passed" "$rc"
+expect "mprog-linkrace: all its checks passed" "$rc"
 
 expect_no_splat "$marker" "$splat" "no kernel warning, lockdep report or splat in dmesg during the run"
 exit "$fail"

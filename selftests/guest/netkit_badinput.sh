@@ -22,7 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 
 count=10000
-[ -z "${NETKIT_SMOKE:-}" ] || count=1000
+[ -z "$smoke" ] || count=1000
 limit=300
 seed=
 read -r cmdline </proc/cmdline

@@ -10,7 +10,7 @@
 # the policies, RTM_DELLINK, BPF_PROG_ATTACH/DETACH/QUERY and
 # BPF_LINK_CREATE/UPDATE/DETACH on netkit devices, and the attachment that
 # fills bpf_mprog (then one more must fail with ERANGE, as in mainline).
-# netkit-fault does the calls and checks and lists the allocation sites
+# netkit-faultinject does the calls and checks and lists the allocation sites
 # that the fault injection stacks show; this script runs it once without
 # fault injection, then with it, and checks that nothing is left.
 #
@@ -20,10 +20,10 @@
 # fail_page_alloc's ignore-gfp-wait to N (they ignore allocations that may
 # sleep by default, i.e. nearly all of these), fail_page_alloc's
 # min-order to 0 and verbose=2 for both, and makes printk keep the
-# injection reports in the kernel log (netkit-fault reads them from
+# injection reports in the kernel log (netkit-faultinject reads them from
 # /dev/kmsg): default_message_loglevel 7, which dump_stack() prints at, and
 # console_loglevel at most 5, so that neither the stacks nor the notices
-# go to the console (warnings and errors still do, and netkit-fault fails
+# go to the console (warnings and errors still do, and netkit-faultinject fails
 # on any stack or report that no injected fault explains). Everything is
 # restored at the end.
 #
@@ -31,13 +31,13 @@
 # debug kernel, recognised by /sys/kernel/debug/kmemleak; ~20 s are used
 # on the normal kernel, 180-250 s on the debug one); a loop stopped by the
 # cap is a failure. The
-# smoke form (NETKIT_SMOKE=1) runs the entry points whose fault loops take
+# smoke form runs the entry points whose fault loops take
 # ~1 s together: changelink and the eight single-call BPF ones; the
 # RTM_NEWLINK (~300 fault points each), RTM_DELLINK and bpf_mprog-full
 # loops (~19 s) run only in the full test.
 #
 # The stacks are read right when other CPUs log meanwhile: first
-# netkit-fault -S feeds its kernel log reader planted dumps (records of
+# netkit-faultinject -S feeds its kernel log reader planted dumps (records of
 # other CPUs amid them, cut short, without a caller, with a WARNING, a
 # stray stack, ...) and checks what it makes of each; then the fault run
 # has another process write to the kernel log all along.
@@ -66,20 +66,20 @@ cleanup() {
 cleanup
 
 eps='' which="every entry point"
-if [ -n "${NETKIT_SMOKE:-}" ]; then
+if [ -n "$smoke" ]; then
 	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach"
 	which="the entry points of the smoke form"
 	echo "# smoke form: $eps"
 fi
 
 # The kernel log reader on planted dumps, with no kernel involved.
-netkit-fault -S
+netkit-faultinject -S
 expect "the stack reader's self-test: planted dumps give their sites and problems" $?
 
 # Every entry point once without fault injection: the calls and the
 # checks work, and one program more than bpf_mprog holds gets ERANGE.
 # shellcheck disable=SC2086 # a word list
-netkit-fault -0 $eps
+netkit-faultinject -0 $eps
 expect "entry points and checks without fault injection" $?
 
 missing=
@@ -130,7 +130,7 @@ else
 	# Meanwhile another process writes to the kernel log all along, as
 	# other CPUs do (the linkwatch work logs for the pair that changelink
 	# set up a moment before, say): its records land amid the dumps and
-	# must not change what netkit-fault makes of them.
+	# must not change what netkit-faultinject makes of them.
 	(
 		i=0
 		while :; do
@@ -144,13 +144,13 @@ else
 	rm -f "$out" "$out.rc"
 	# shellcheck disable=SC2086 # a word list
 	{
-		netkit-fault -t "$TIME" $eps
+		netkit-faultinject -t "$TIME" $eps
 		echo $? >"$out.rc"
 	} | tee "$out"
 	kill "$writer"
 	wait "$writer" 2>/dev/null
 	amid=$(sed -n 's/^# stacks not attributed: .*; records of other CPUs read amid the dumps: \([0-9]*\);.*/\1/p' "$out")
-	expect "fault injection into $which (netkit-fault, cap ${TIME} s), another process writing to the kernel log meanwhile: ${amid:-no} records of other CPUs read amid the dumps" "$(cat "$out.rc")"
+	expect "fault injection into $which (netkit-faultinject, cap ${TIME} s), another process writing to the kernel log meanwhile: ${amid:-no} records of other CPUs read amid the dumps" "$(cat "$out.rc")"
 
 	restore
 	now=
@@ -162,8 +162,8 @@ else
 fi
 
 # Nothing of the test is left: no netkit device, no nkfi program, no
-# netkit link (netkit-fault lists what it finds).
-netkit-fault -c
+# netkit link (netkit-faultinject lists what it finds).
+netkit-faultinject -c
 expect "nothing left behind" $?
 cleanup
 exit "$fail"

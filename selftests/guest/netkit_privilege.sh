@@ -2,7 +2,7 @@
 # area: netkit
 # order: 55
 # netkit_privilege: who may create and change netkit devices and manage
-# their programs. netkit-priv runs every operation (program load, create,
+# their programs. netkit-privilege runs every operation (program load, create,
 # change, BPF_PROG_ATTACH, BPF_LINK_CREATE, BPF_PROG_DETACH with and without
 # a program fd - mainline ae23bc81ddf7, followup/0024 - and BPF_PROG_QUERY)
 # as full root, as root without CAP_NET_ADMIN / CAP_BPF / CAP_SYS_ADMIN and
@@ -18,7 +18,7 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# Rows x operations run by netkit-priv (10 rows x 9, 7 rows x 6).
+# Rows x operations run by netkit-privilege (10 rows x 9, 7 rows x 6).
 CELLS=132
 
 names="nkpv0 nkpv1 nkpc0 nkpc1"
@@ -33,18 +33,18 @@ sysctl=$(cat /proc/sys/kernel/unprivileged_bpf_disabled)
 echo "# kernel.unprivileged_bpf_disabled = ${sysctl:-unreadable}"
 expect_match "kernel.unprivileged_bpf_disabled is readable" '^[0-2]$' "$sysctl"
 
-out=$(netkit-priv 2>&1)
+out=$(netkit-privilege 2>&1)
 rc=$?
 printf '%s\n' "$out"
-# netkit-priv printed its own ok / not ok lines; its exit status and the
+# netkit-privilege printed its own ok / not ok lines; its exit status and the
 # count of cells sum them up here.
-expect "netkit-priv: every cell as expected (mainline; 6.1's own query check in one cell), cleanup done (exit status $rc)" "$rc"
-expect_ge "netkit-priv: cells that passed" \
+expect "netkit-privilege: every cell as expected (mainline; 6.1's own query check in one cell), cleanup done (exit status $rc)" "$rc"
+expect_ge "netkit-privilege: cells that passed" \
 	"$(printf '%s\n' "$out" | grep -c '^ok - \[')" "$CELLS"
-expect_match "netkit-priv: it saw the same sysctl value" \
+expect_match "netkit-privilege: it saw the same sysctl value" \
 	"^# kernel.unprivileged_bpf_disabled = $sysctl\$" "$out"
 
-# Nothing left: devices (netkit-priv checked the user namespace's netns
+# Nothing left: devices (netkit-privilege checked the user namespace's netns
 # before closing the last fd that held it), programs (freed after an RCU
 # grace period, so allow a moment) and links.
 left=

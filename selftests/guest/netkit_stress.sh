@@ -22,7 +22,7 @@
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-if [ -n "${NETKIT_SMOKE:-}" ]; then
+if [ -n "$smoke" ]; then
 	iterations=${NETKIT_STRESS_ITERATIONS:-200}
 	echo "# smoke form: $iterations iterations (the full test runs 1000)"
 else

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netkit-lib: the kernel log reader's self-test (netkit-fault -S), without
+ * netkit-lib: the kernel log reader's self-test (netkit-faultinject -S), without
  * the kernel: planted /dev/kmsg records (a recorded dump with other CPUs'
  * records amid it, cut short, without a caller, with a WARNING or a stray
  * stack, ...) must give the site, the problems and the errno verdict each
@@ -28,7 +28,7 @@
  * come.
  */
 #define ST_NOTICE "5,9001,137782246,-;FAULT_INJECTION: forcing a failure.\\x0aname failslab, interval 1, probability 0, space 0, times 0"
-#define ST_CPU "7,9002,137782430,-;CPU: 0 PID: 1873 Comm: netkit-fault Tainted: G           OE      6.1.192+ #2 "
+#define ST_CPU "7,9002,137782430,-;CPU: 0 PID: 1873 Comm: netkit-faultinj Tainted: G           OE      6.1.192+ #2 "
 #define ST_HW "7,9003,137782440,-;Hardware name: QEMU Standard PC (i440FX + PIIX, 1996), BIOS 1.16.2-debian-1.16.2-1 04/01/2014"
 #define ST_TRACE "7,9004,137782465,-;Call Trace:"
 #define ST_TASK "7,9005,137782508,-; <TASK>"
@@ -65,7 +65,7 @@ static const char *const st_plain[] = {
 	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK, ST_ALLOC, ST_CALLER,
 	ST_REGS, ST_END, NULL
 };
-/* The flake of issue 23: a record of the linkwatch work amid the frames. */
+/* The flake this reader once had: a record of the linkwatch work amid the frames. */
 static const char *const st_amid_frames[] = {
 	ST_NOTICE, ST_CPU, ST_TRACE, ST_TASK,
 	"7,9006,137782537,-; dump_stack_lvl+0x33/0x42",
@@ -166,7 +166,7 @@ static const struct st_case {
 	int err_class;		/* -1 passes, 0 explained, FAILS */
 } st_cases[] = {
 	{ "plain", st_plain, ENOMEM, ST_SITE, 0, 1, 0, 0, 0, 0, -1 },
-	{ "another CPU's records amid the frames (issue 23)", st_amid_frames,
+	{ "another CPU's records amid the frames (a flake once)", st_amid_frames,
 	  ENOMEM, ST_SITE, 0, 1, 0, 2, 0, 0, -1 },
 	{ "another CPU's records before the Call Trace, one at console level",
 	  st_amid_head, ENOMEM, ST_SITE, 0, 1, 0, 2, 0, 0, -1 },

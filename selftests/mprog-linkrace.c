@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netkit-linkrace: race the last reference of a netkit or tcx object
+ * mprog-linkrace: race the last reference of a netkit or tcx object
  * against bpf_mprog operations that hold a reference on it with rtnl held,
  * on two CPUs, and report a kernel that stops making progress as a failure
  * within seconds.
  *
- *   netkit-linkrace [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS]
+ *   mprog-linkrace [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS]
  *                   [-s SEED] [-l]
  *
  * Each case runs for -d seconds (default 3) in a child process with two
@@ -30,8 +30,8 @@
  *                  id), on the link's hook or on the other one. bpf_mprog
  *                  holds that reference with rtnl held; if its put is the
  *                  last and frees the link inline, the link's release takes
- *                  rtnl again (issue 19: 6.1's bpf_link_put() before
- *                  ab5d47bd41b1).
+ *                  rtnl again: a self-deadlock with 6.1's bpf_link_put()
+ *                  before ab5d47bd41b1.
  *   xdpclose-attach  the same with an XDP link (on the pair's peer) as
  *                  the anchor: bpf_mprog takes the reference before it
  *                  checks the link's program type, and an XDP link's
@@ -1015,7 +1015,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	out("# netkit-linkrace: seed %llu (-s to replay), %.1f s per case, wedged after %.0f s without progress\n",
+	out("# mprog-linkrace: seed %llu (-s to replay), %.1f s per case, wedged after %.0f s without progress\n",
 	    (unsigned long long)seed, seconds, hang_after);
 	for (i = 0; i < NR_CASES; i++) {
 		if (!listed(only, cases[i].name))

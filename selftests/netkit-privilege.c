@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netkit-priv: the privilege matrix of netkit's control operations.
+ * netkit-privilege: the privilege matrix of netkit's control operations.
  *
- *   netkit-priv
+ *   netkit-privilege
  *
  * Runs as root. Every cell of the matrix is one operation done by a forked
  * child with one set of privileges, against a netkit device in a given

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * netkit-fault: make the allocations of netkit's kernel entry points fail
+ * netkit-faultinject: make the allocations of netkit's kernel entry points fail
  * one after the other, and check that nothing is left half done.
  *
- *   netkit-fault [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]
- *   netkit-fault -c
- *   netkit-fault -l
- *   netkit-fault -S
+ *   netkit-faultinject [-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]
+ *   netkit-faultinject -c
+ *   netkit-faultinject -l
+ *   netkit-faultinject -S
  *
  * For each entry point (all of them unless some are named; -l lists
  * them), the call is made with the calling thread's fail-nth
@@ -1514,7 +1514,7 @@ static void prefault_stack(void)
 }
 
 #define USAGE	"[-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n" \
-		"       netkit-fault -c | -l | -S"
+		"       netkit-faultinject -c | -l | -S"
 
 int main(int argc, char **argv)
 {
