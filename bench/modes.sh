@@ -1,8 +1,11 @@
 # shellcheck shell=bash
 # The bench's modes: the one place that says what a bench run does by
-# default. Sourced by scripts/bench-run.sh (and its --defaults); the guest
-# (bench/bench-guest.sh) has no defaults of its own, it gets every value
-# in /etc/nkbench/params and refuses to run without one.
+# default. Sourced by scripts/bench-run.sh, which writes what it sets
+# into the guest's /etc/nkbench/params, and by scripts/bench-report.sh
+# (MODE, for the result directory); the guest (bench/bench-guest.sh) has
+# no defaults of its own, it gets every value in /etc/nkbench/params and
+# refuses to run without one. The Makefile leaves BENCH and BENCH_CLOCK
+# empty unless given, so that the defaults below are the only ones.
 #
 # bench_mode: from BENCH (full, smoke or kernels; default full) and
 # BENCH_CLOCK (icount or wall; default icount) set MODE, CLOCK and the
@@ -11,7 +14,9 @@
 #   ROUNDS          rounds; every workload on every topology in each
 #   DURATION OMIT   seconds of each iperf3 stream, after OMIT seconds it leaves out
 #   RR_DURATION     seconds of each sockperf ping-pong
-#   UDP_DURATION    seconds of each 64-byte UDP run, each way
+#   UDP_DURATION    seconds of each UDP run, each way
+#   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
+#                   reports' tables say "64 B")
 #   WORKLOADS       tcp1 tcp4 rr udp (tcp4 only on the wall clock)
 #   ISOLATE         yes: each topology alone (set up, measured, torn down,
 #                   one after the other); no: all set up at once, the
@@ -37,6 +42,7 @@
 # link, a clsact qdisc, their static keys) is not on the path of another,
 # and the same system state on every kernel.
 
+# shellcheck disable=SC2034 # the parameters are read by the scripts that source this file
 bench_mode() {
 	MODE=${BENCH:-full}
 	CLOCK=${BENCH_CLOCK:-icount}
@@ -73,6 +79,7 @@ bench_mode() {
 	OMIT=${BENCH_OMIT:-$d_omit}
 	RR_DURATION=${BENCH_RR_DURATION:-$d_rr}
 	UDP_DURATION=${BENCH_UDP_DURATION:-$d_udp}
+	UDP_SIZE=64
 	WORKLOADS=${BENCH_WORKLOADS:-$d_workloads}
 	ISOLATE=${BENCH_ISOLATE:-$d_isolate}
 	PROFILE=${BENCH_PROFILE-$d_profile}

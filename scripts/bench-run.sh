@@ -73,8 +73,8 @@ mkdir -p "$params_dir/etc/nkbench"
 {
 	printf 'MODE=%s\nLABEL=%s\nROUNDS=%s\nDURATION=%s\nOMIT=%s\nRR_DURATION=%s\n' \
 		"$MODE" "$LABEL" "$ROUNDS" "$DURATION" "$OMIT" "$RR_DURATION"
-	printf 'CLOCK=%s\nICOUNT=%s\nUDP_DURATION=%s\nUDP_SIZE=64\nPROFILE_PERIOD=%s\nISOLATE=%s\n' \
-		"$CLOCK" "$ICOUNT_SHIFT" "$UDP_DURATION" "$PROFILE_PERIOD" "$ISOLATE"
+	printf 'CLOCK=%s\nICOUNT=%s\nUDP_DURATION=%s\nUDP_SIZE=%s\nPROFILE_PERIOD=%s\nISOLATE=%s\n' \
+		"$CLOCK" "$ICOUNT_SHIFT" "$UDP_DURATION" "$UDP_SIZE" "$PROFILE_PERIOD" "$ISOLATE"
 	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\n" \
 		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE"
 } >"$params_dir/etc/nkbench/params"
