@@ -100,22 +100,15 @@ endif
 RUN_DIR ?= $(BUILD)/qemu-test
 
 # What the scripts get from here, in one list: lib.sh's submake keeps
-# every one of them out of the kernel's and the tools' own makes.
+# every one of them out of the kernel's and the tools' own makes. They
+# are exported at the end of this file, after the last of them is
+# defined: GNU make's export of a variable not yet defined defines it,
+# empty, and a later "?=" then leaves it empty (BASE_TREE, BASE_BUILD,
+# REGRESS_TIMEOUT and BENCH_CLOCK were, exported from here).
 NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE RUN_DIR KCONFIG LINUX_TARBALL \
 	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
 	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH_CLOCK
 AM_TREE ?= $(NETKIT_CACHE)/am-worktree
-export $(NETKIT_EXPORTS)
-# Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
-ifneq ($(origin TEST_ARGS),undefined)
-NETKIT_EXPORTS += TEST_ARGS
-export TEST_ARGS
-endif
-ifneq ($(origin GUEST_TESTS),undefined)
-NETKIT_EXPORTS += GUEST_TESTS
-export GUEST_TESTS
-endif
-export NETKIT_EXPORTS
 
 .DEFAULT_GOAL := help
 .PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
@@ -414,3 +407,16 @@ clean:
 
 distclean: clean
 	@scripts/distclean.sh
+
+# The exports of NETKIT_EXPORTS (above), here after every definition.
+export $(NETKIT_EXPORTS)
+# Only when given: unset, T decides (GUEST_TESTS= is "no guest test").
+ifneq ($(origin TEST_ARGS),undefined)
+NETKIT_EXPORTS += TEST_ARGS
+export TEST_ARGS
+endif
+ifneq ($(origin GUEST_TESTS),undefined)
+NETKIT_EXPORTS += GUEST_TESTS
+export GUEST_TESTS
+endif
+export NETKIT_EXPORTS
