@@ -107,7 +107,7 @@ RUN_DIR ?= $(BUILD)/qemu-test
 # REGRESS_TIMEOUT and BENCH_CLOCK were, exported from here).
 NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE RUN_DIR KCONFIG LINUX_TARBALL \
 	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
-	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH_CLOCK
+	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH BENCH_CLOCK
 AM_TREE ?= $(NETKIT_CACHE)/am-worktree
 
 .DEFAULT_GOAL := help
@@ -329,7 +329,7 @@ endif
 kernel_env_base = TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)'
 kernel_env_series =
 kernel_env_mainline = TREE='$(MAINLINE_TREE)' BUILD='$(MAINLINE_BUILD)'
-.PHONY: base-kernel mainline-kernel bench-kernels
+.PHONY: base-kernel mainline-kernel bench-kernels bench-on-base bench-on-series bench-on-mainline
 # The unpatched base's kernel (also make regress's).
 base-kernel: tree
 	@scripts/prepare-base-tree.sh
