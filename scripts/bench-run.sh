@@ -20,7 +20,7 @@
 # BENCH_TOPOS defaults to every topology of bench/topologies the kernel
 # has (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS); naming one it lacks
 # is an error. BENCH_OUT is the result directory (default
-# $BUILD/bench/$BENCH) and BENCH_KERNEL a name for the kernel in the
+# $BUILD/bench/<mode>) and BENCH_KERNEL a name for the kernel in the
 # results (make bench-kernels: base, series, mainline); the run before
 # stays in BENCH_OUT-previous for the report's comparison of two
 # consecutive runs.
