@@ -118,11 +118,19 @@ def main():
 
     has = {k: k in kernels for k in ("base", "series", "mainline")}
     md = ["# The bench on several kernels (make bench-kernels)\n"]
+    # The runs' clock and vCPUs as their start lines say (bench/modes.sh
+    # has the defaults; BENCH_* may have changed them).
+    def same(key):
+        vals = sorted({starts[k].get(key, "?") for k in kernels})
+        return vals[0] if len(vals) == 1 else "differing (" + ", ".join(
+            f"{k} {starts[k].get(key, '?')}" for k in kernels) + ")"
     md.append("Each kernel booted with the same bench initramfs workloads (iperf3, sockperf, "
               "nkbench and the BPF programs built for that kernel), QEMU `-icount "
-              "shift=0,sleep=off,align=off`, one vCPU, seed 1; each topology alone (set up, "
-              "measured, torn down). Instructions per unit as each kernel's report counts "
-              "them; \"over lo\" is the topology minus loopback on the same kernel.\n")
+              f"shift={same('icount_shift')},sleep=off,align=off`, {same('cpus')} vCPU(s), "
+              f"topologies {'alone' if same('isolate') == 'yes' else 'isolate=' + same('isolate')} "
+              "(set up, measured, torn down one after the other). Instructions per unit as "
+              "each kernel's report counts them; \"over lo\" is the topology minus loopback "
+              "on the same kernel.\n")
     md.append("| kernel | release | topologies | host time of the guest run | host load before / after "
               "| parameters |")
     md.append("|---|---|---|---|---|---|")
