@@ -149,9 +149,10 @@ help:
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
-	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
+	@echo '              CSV and chart in BUILD/bench/<mode> (BENCH=smoke: one short round, N=10)'
 	@echo '  bench-kernels  the bench on the unpatched base, the series and mainline 6.12, one'
-	@echo '              table of their instructions per unit (slow; BUILD/bench/kernels)'
+	@echo '              table of their instructions per unit (slow; BUILD/bench/kernels); its'
+	@echo '              other two kernels alone: base-kernel, mainline-kernel (cold builds)'
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
