@@ -8,7 +8,9 @@
 # test_progs set there: tc_netkit and tc_redirect, and from tcx/ on
 # tc_opts and tc_links where the tree has them. Guest tests are left out
 # (T and GUEST_TESTS can change that; the end of the series runs them in
-# make qemu-test). Each run is kept in $BUILD/positions/<patch>/, which
+# make qemu-test), and so are the project's guest helpers (GUEST_HELPERS=no):
+# they are written against the uapi of the whole followup/ group (scrub,
+# headroom), which a position before followup/0019 does not have. Each run is kept in $BUILD/positions/<patch>/, which
 # scripts/verdict.sh can judge again, and the table goes to
 # $BUILD/positions/table.md. Fails if any position failed.
 #
@@ -91,7 +93,11 @@ for id in "${selected[@]}"; do
 	rc=0
 	# The cut's own make (its TREE, BUILD and AM_TREE, unless
 	# POSITIONS_IN=main), this run directory.
-	env -u TREE -u BUILD -u AM_TREE -u RUN_DIR make --no-print-directory -C "$TOP" qemu-test \
+	# Without guest tests, no guest helpers either (see above).
+	helpers=yes
+	[ -n "${GUEST_TESTS-}" ] || helpers=no
+	env -u TREE -u BUILD -u AM_TREE -u RUN_DIR GUEST_HELPERS="$helpers" \
+		make --no-print-directory -C "$TOP" qemu-test \
 		CUT="$id" RUN_DIR="$run" GUEST_TESTS="${GUEST_TESTS-}" "${where[@]}" >"$run/make.log" 2>&1 || rc=$?
 	secs=$(($(date +%s) - t0))
 	ran=$((ran + 1))

@@ -98,6 +98,7 @@
 /* Mainline's numbers; the netkit-only cut's uapi does not name the tcx ones. */
 #define AT_TCX_INGRESS		46
 #define AT_TCX_EGRESS		47
+#define ACT_TCX_NEXT		(-1)	/* TCX_NEXT */
 #define AT_NETKIT_PRIMARY	54
 #define AT_NETKIT_PEER		55
 
@@ -783,13 +784,13 @@ static int load_progs(struct ctx *c)
 
 	for (h = 0; h < 2; h++) {
 		c->prog[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
-					  c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					  c->kind == KIND_TCX ? ACT_TCX_NEXT : NETKIT_NEXT,
 					  "lr_pass");
 		c->prog_alt[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
-					      c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					      c->kind == KIND_TCX ? ACT_TCX_NEXT : NETKIT_NEXT,
 					      "lr_alt");
 		c->prog_r[h] = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, c->hook[h],
-					    c->kind == KIND_TCX ? TCX_NEXT : NETKIT_NEXT,
+					    c->kind == KIND_TCX ? ACT_TCX_NEXT : NETKIT_NEXT,
 					    "lr_racer");
 		if (c->prog[h] < 0 || c->prog_alt[h] < 0 || c->prog_r[h] < 0)
 			return -1;

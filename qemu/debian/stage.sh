@@ -188,12 +188,24 @@ netkit_pair() {
 		ip -n "$b" addr add "$pfx.2/24" dev "$q" && ip -n "$b" link set "$q" up &&
 		ip -n "$a" link set lo up && ip -n "$b" link set lo up
 	expect "netkit pair in $mode mode, $p in $a, $q in $b" $?
-	# iproute2 6.1 knows no netkit attributes: it shows the kind, and the
-	# link type tells the mode (l3: no link layer, l2: Ethernet).
-	lt=link/none
-	[ "$mode" = l3 ] || lt=link/ether
-	expect_match "ip -d link shows $p as netkit with $lt ($mode)" "$lt.*netkit|netkit.*$lt" \
-		"$(ip -n "$a" -d link show "$p" | tr '\n' ' ')"
+	# iproute2 6.1 knows no netkit attributes: it shows the kind. The
+	# mode shows in the link layer: both are Ethernet devices (netkit's
+	# setup is ether_setup() with NOARP); in l2 mode the device has a
+	# random address of its own and ARP, in l3 mode neither.
+	info=$(ip -n "$a" -d link show "$p" | tr '\n' ' ')
+	if [ "$mode" = l3 ]; then
+		expect_match "ip -d link shows $p as netkit, NOARP, link/ether 00:00:00:00:00:00 (l3)" \
+			'<[^>]*NOARP[^>]*>.* link/ether 00:00:00:00:00:00 .* netkit ' "$info"
+	else
+		mac=$(printf '%s\n' "$info" | sed -n 's|.* link/ether \([0-9a-f:]*\) .*|\1|p')
+		flags=$(printf '%s\n' "$info" | sed -n 's/^[^<]*<\([^>]*\)>.*/\1/p')
+		rc=0
+		{ [ -n "$mac" ] && [ "$mac" != 00:00:00:00:00:00 ] &&
+			case ",$flags," in *,NOARP,*) false ;; *) true ;; esac &&
+			printf '%s\n' "$info" | grep -q ' netkit '; } || rc=1
+		expect "ip -d link shows $p as netkit with ARP and an address of its own, ${mac:-none} (l2)" "$rc"
+		[ "$rc" -eq 0 ] || echo "  got: $info"
+	fi
 	! ip netns exec "$a" ping -c 1 -W 1 "$pfx.2" >/dev/null
 	expect "no traffic through $p without a program (policy drop)" $?
 	ip netns exec "$a" netkit-attach "$p" primary prog
