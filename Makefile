@@ -194,6 +194,7 @@ help:
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time;'
 	@echo '                empty: icount)'
 	@echo '  BENCH_KERNELS $(BENCH_KERNELS)   (make bench-kernels: base, series, mainline)'
+	@echo '  BENCH_JOBS    $(BENCH_JOBS)   (make bench-kernels: guests at a time)'
 	@echo
 	@echo 'Guest tests (selftests/guest/<name>.sh; each declares its areas in a "# area: ..." line):'
 	@scripts/select-tests.sh --list | sed 's/^/  /'
@@ -339,9 +340,15 @@ mainline-kernel: apply
 	@$(kernel_env_mainline) LINUX_TARBALL='$(MAINLINE_TARBALL)' TREE_SERIES=6.12 scripts/prepare-tree.sh
 	@$(kernel_env_mainline) SELFTESTS_CONFIG='$(TREE)/tools/testing/selftests/bpf/config' \
 		EXTRA_CONFIGS='$(EXTRA_CONFIGS) $(TOP)/configs/mainline.config' scripts/build-kernel.sh
+# The kernels are built one after the other; their guests then run
+# BENCH_JOBS at a time (one vCPU each; under icount a guest's counts do
+# not depend on what else the host runs), each one's output printed when
+# it ends.
+BENCH_JOBS ?= $(shell nproc)
 bench-kernels: $(foreach k,$(bench_kernels),$(if $(filter series,$(k)),kernel,$(k)-kernel))
 	@scripts/install-deps.sh bench
-	@for k in $(bench_kernels); do $(MAKE) --no-print-directory bench-on-$$k || exit 1; done
+	@echo '==> bench-kernels: the guests of $(bench_kernels), $(BENCH_JOBS) at a time; each one'"'"'s steps below when it ends'
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) -Otarget $(addprefix bench-on-,$(bench_kernels))
 	@BENCH_KERNELS='$(bench_kernels)' BENCH_OUT='$(BENCH_KERNELS_OUT)' scripts/bench-compare.sh
 # One kernel's bench run of make bench-kernels.
 $(addprefix bench-on-,base series mainline): bench-on-%:

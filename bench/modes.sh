@@ -40,7 +40,9 @@
 # curve; kernels is make bench-kernels' run on each of its kernels: one
 # round of each topology alone, so that what one topology attaches (a tcx
 # link, a clsact qdisc, their static keys) is not on the path of another,
-# and the same system state on every kernel.
+# and the same system state on every kernel; the profiles of the paths
+# its expectations are about (those the kernel has), from which
+# bench/compare.py shows where two kernels differ.
 
 # shellcheck disable=SC2034 # the parameters are read by the scripts that source this file
 bench_mode() {
@@ -69,6 +71,7 @@ bench_mode() {
 	kernels/icount)
 		d_rounds=1 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=3600
 		d_workloads="tcp1 rr udp" d_isolate=yes
+		d_profile="lo veth-pair veth-bpf netkit-pair netkit-bpf netkit-phys host-phys"
 		;;
 	kernels/wall) die "BENCH=kernels compares instruction counts: it needs BENCH_CLOCK=icount" ;;
 	*/wall | */icount) die "BENCH must be full, smoke or kernels, not '$MODE'" ;;

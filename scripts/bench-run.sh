@@ -54,6 +54,13 @@ for t in $TOPOS; do
 			die "BENCH_TOPOS: $t needs $n, which the kernel in $KBUILD_OUT does not have"
 	done
 done
+# Profiles only of the topologies this kernel runs (make bench-kernels
+# asks for the same list on every kernel; the base has no netkit).
+prof=""
+for t in $PROFILE; do
+	[[ " $TOPOS " != *" $t "* ]] || prof="$prof${prof:+ }$t"
+done
+PROFILE=$prof
 mkdir -p "$OUT"
 # The last run's per-unit table stays for the report's comparison of two
 # consecutive runs.
@@ -93,7 +100,11 @@ status=$(run_status "$OUT")
 if [ "$status" != finished ]; then
 	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
 	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
-	die "the bench guest did not finish: $status (BENCH_TIMEOUT=$TIMEOUT s); console: $CONSOLE"
+	case $status in
+	boot-timeout) limit="the guest's /init did not start within BOOT_TIMEOUT" ;;
+	*) limit="BENCH_TIMEOUT=$TIMEOUT s" ;;
+	esac
+	die "the bench guest did not finish: $status ($limit); console: $CONSOLE"
 fi
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
