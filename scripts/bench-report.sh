@@ -23,10 +23,14 @@ step bench-report
 command -v python3 >/dev/null || die "python3 not found; run: scripts/install-deps.sh bench"
 rc=0
 # make bench-kernels prints one table of all its kernels (bench-compare):
-# there each kernel's own tables only go to its bench.md.
-out=/dev/stdout
-[ "$MODE" != kernels ] || out=/dev/null
-python3 "$TOP/bench/report.py" "$CONSOLE" "$RAW" "$BENCH_DIR" 2>"$LOG" >"$out" || rc=$?
+# there each kernel's own tables only go to its bench.md. (Not through
+# >/dev/stdout: when make's output is a file, that opens it anew and
+# truncates what the earlier steps wrote.)
+if [ "$MODE" = kernels ]; then
+	python3 "$TOP/bench/report.py" "$CONSOLE" "$RAW" "$BENCH_DIR" 2>"$LOG" >/dev/null || rc=$?
+else
+	python3 "$TOP/bench/report.py" "$CONSOLE" "$RAW" "$BENCH_DIR" 2>"$LOG" || rc=$?
+fi
 echo
 msg "tables:    $BENCH_DIR/bench.md"
 msg "CSV:       $BENCH_DIR/bench-summary.csv $BENCH_DIR/bench-ratios.csv"
