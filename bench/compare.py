@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import TOPOS, kv, read_units  # noqa: E402
+from report import TOPOS, kv, profile_diff_md, read_units  # noqa: E402
 
 UNITS = [("rr_instr", "RR", "instructions per round trip", 1),
          ("udp_instr", "UDP 64 B out", "instructions per packet", 1),
@@ -279,19 +279,8 @@ def main():
     for a, b in pairs:
         for key in sorted(set(profiles[a]) & set(profiles[b]),
                           key=lambda x: (x[1], TOPOS.index(x[0]) if x[0] in TOPOS else 99)):
-            pa, pb = profiles[a][key], profiles[b][key]
-            ta, tb = sum(pa.values()), sum(pb.values())
-            delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
-                           key=lambda x: -abs(x[0]))
-            md.append(f"### Profile {a} - {b}: {key[0]}, {key[1]}: {ta - tb:+.0f} instructions "
-                      f"per unit ({ta:.0f} vs {tb:.0f})\n")
-            md.append(f"| function | {a} | {b} | delta |")
-            md.append("|---|---|---|---|")
-            for dv, x in delta[:20]:
-                md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
-            rest = sum(dv for dv, _ in delta[20:])
-            md.append(f"| (the other {max(len(delta) - 20, 0)} functions) | | | {rest:+.1f} |")
-            md.append("")
+            profile_diff_md(md, f"Profile {a} - {b}: {key[0]}, {key[1]}", a, b,
+                            profiles[a][key], profiles[b][key], 20)
 
     with open(os.path.join(outdir, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")

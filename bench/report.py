@@ -605,6 +605,23 @@ def cols_keys(cols):
     return {m for m, _ in cols}
 
 
+def profile_diff_md(md, title, a, b, pa, pb, top):
+    """Appends to md the table of two profiles' difference ({symbol:
+    instructions per unit} each, named a and b): the total, the top
+    functions by the size of their difference, the rest summed."""
+    ta, tb = sum(pa.values()), sum(pb.values())
+    delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
+                   key=lambda x: -abs(x[0]))
+    md.append(f"### {title}: {ta - tb:+.0f} instructions per unit ({ta:.0f} vs {tb:.0f})\n")
+    md.append(f"| function | {a} | {b} | delta |")
+    md.append("|---|---|---|---|")
+    for dv, x in delta[:top]:
+        md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
+    rest = sum(dv for dv, _ in delta[top:])
+    md.append(f"| (the other {max(len(delta) - top, 0)} functions) | | | {rest:+.1f} |")
+    md.append("")
+
+
 def profile_md(d, usumm, period, shift):
     """Per-function instructions per unit of the profiled runs, and the
     netkit - veth deltas. Returns (markdown lines, csv rows)."""
@@ -664,19 +681,7 @@ def profile_md(d, usumm, period, shift):
         for w in ("rr", "udp"):
             if (a, w) not in per or (b, w) not in per:
                 continue
-            pa, pb = per[(a, w)], per[(b, w)]
-            ta, tb = sum(pa.values()), sum(pb.values())
-            delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
-                           key=lambda x: -abs(x[0]))
-            md.append(f"### {a} - {b}, {w}: {ta - tb:+.0f} instructions per unit "
-                      f"({ta:.0f} vs {tb:.0f})\n")
-            md.append(f"| function | {a} | {b} | delta |")
-            md.append("|---|---|---|---|")
-            for dv, x in delta[:25]:
-                md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
-            rest = sum(dv for dv, _ in delta[25:])
-            md.append(f"| (the other {max(len(delta) - 25, 0)} functions) | | | {rest:+.1f} |")
-            md.append("")
+            profile_diff_md(md, f"{a} - {b}, {w}", a, b, per[(a, w)], per[(b, w)], 25)
     return md, rows
 
 
