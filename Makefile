@@ -107,7 +107,7 @@ RUN_DIR ?= $(BUILD)/qemu-test
 # REGRESS_TIMEOUT and BENCH_CLOCK were, exported from here).
 NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE RUN_DIR KCONFIG LINUX_TARBALL \
 	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
-	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH_CLOCK
+	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH BENCH_CLOCK
 AM_TREE ?= $(NETKIT_CACHE)/am-worktree
 
 .DEFAULT_GOAL := help
@@ -155,7 +155,10 @@ help:
 	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; MUTATE_SEED,'
 	@echo '              MUTATE_MAX; MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
-	@echo '              CSV and chart in BUILD/bench/BENCH (BENCH=smoke: one short round, N=10)'
+	@echo '              CSV and chart in BUILD/bench/<mode> (BENCH=smoke: one short round, N=10)'
+	@echo '  bench-kernels  the bench on the unpatched base, the series and mainline 6.12, one'
+	@echo '              table of their instructions per unit (slow; BUILD/bench/kernels); its'
+	@echo '              other two kernels alone: base-kernel, mainline-kernel (cold builds)'
 	@echo
 	@echo 'Posting:'
 	@echo '  cover-letter  refresh the shortlog, diffstat and count in patches/0000-cover-letter.patch'
@@ -195,8 +198,12 @@ help:
 	@echo '  COV_BUILD     $(COV_BUILD)   (make coverage'"'"'s gcov build; its run in COV_RUN_DIR $(COV_RUN_DIR))'
 	@echo '  MUT_BUILD     $(MUT_BUILD)   (make mutate'"'"'s build; its worktree MUT_TREE $(MUT_TREE))'
 	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample, mutants per boot)'
-	@echo '  BENCH         $(BENCH)   (full or smoke; BENCH_* overrides in scripts/bench-run.sh)'
-	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time)'
+	@echo '  BENCH         $(BENCH)   (full, smoke or kernels; empty: full; the modes, their'
+	@echo '                BENCH_* overrides and defaults: bench/modes.sh)'
+	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time;'
+	@echo '                empty: icount)'
+	@echo '  BENCH_KERNELS $(BENCH_KERNELS)   (make bench-kernels: base, series, mainline)'
+	@echo '  BENCH_JOBS    $(BENCH_JOBS)   (make bench-kernels: guests at a time)'
 	@echo
 	@echo 'Guest tests (selftests/guest/<name>.sh; each declares its areas in a "# area: ..." line):'
 	@scripts/select-tests.sh --list | sed 's/^/  /'
@@ -271,9 +278,7 @@ BASE_TREE ?= $(NETKIT_CACHE)/base/linux
 BASE_BUILD ?= $(NETKIT_CACHE)/base/build
 REGRESS_TIMEOUT ?= 3600
 .PHONY: regress regress-base
-regress-base: tree
-	@scripts/prepare-base-tree.sh
-	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' scripts/build-kernel.sh
+regress-base: base-kernel
 	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/build-selftests.sh
 	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/make-initramfs.sh
 regress: initramfs regress-base
@@ -291,18 +296,75 @@ abi-report: apply
 	@scripts/prepare-base-tree.sh
 	@scripts/check-abi.sh
 
-# The datapath benchmark, netkit against veth: the kernel and guest helpers
-# of the pipeline, its own initramfs with iperf3/sockperf, results in
-# BUILD/bench.
-BENCH ?= full
-BENCH_CLOCK ?= icount
+# The datapath benchmark: netkit against veth and the host's own path,
+# in instructions per round trip, packet and byte, counted by a guest of
+# its own (QEMU icount) on the pipeline's kernel; its loader and BPF
+# programs built for that kernel, its initramfs with iperf3, sockperf and
+# perf, results in BUILD/bench/BENCH. BENCH picks the mode (empty: full);
+# the modes and every default are in bench/modes.sh.
+BENCH ?=
+BENCH_CLOCK ?=
 .PHONY: bench
-bench: selftests
+bench: kernel
 	@scripts/install-deps.sh bench
 	@scripts/bench-build.sh
 	@scripts/bench-initramfs.sh
-	@BENCH='$(BENCH)' scripts/bench-run.sh
-	@BENCH='$(BENCH)' scripts/bench-report.sh
+	@scripts/bench-run.sh
+	@scripts/bench-report.sh
+
+# make bench-kernels: the bench's kernels mode (RR, 64-byte UDP each way
+# and stream, each topology alone) on the unpatched base (make regress's
+# BASE_TREE and BASE_BUILD), the series and mainline 6.12 (Debian's
+# linux-source-6.12 in MAINLINE_TREE, built in MAINLINE_BUILD from the
+# series' config inputs and configs/mainline.config), then one table: each
+# kernel's instructions per unit, series/base, series/mainline, over lo,
+# the host path, the expectations (BUILD/bench/kernels). BENCH_KERNELS
+# picks the kernels. Slow: not part of make test.
+MAINLINE_TARBALL ?= /usr/src/linux-source-6.12.tar.xz
+MAINLINE_TREE ?= $(NETKIT_CACHE)/mainline/linux
+MAINLINE_BUILD ?= $(NETKIT_CACHE)/mainline/build
+BENCH_KERNELS ?= base,series,mainline
+# The three kernels are built alike: not with the debug or Debian config.
+ifneq ($(filter bench-kernels,$(MAKECMDGOALS)),)
+ifneq ($(DEBUG)$(filter-out test,$(KCONFIG)),)
+$(error make bench-kernels compares the test kernels; run it without DEBUG= and KCONFIG=)
+endif
+endif
+BENCH_KERNELS_OUT = $(BUILD)/bench/kernels
+comma := ,
+bench_kernels := $(subst $(comma), ,$(BENCH_KERNELS))
+ifneq ($(filter-out base series mainline,$(bench_kernels)),)
+$(error BENCH_KERNELS names base, series and mainline, not '$(filter-out base series mainline,$(bench_kernels))')
+endif
+# Each kernel's tree and build directory (series: the pipeline's).
+kernel_env_base = TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)'
+kernel_env_series =
+kernel_env_mainline = TREE='$(MAINLINE_TREE)' BUILD='$(MAINLINE_BUILD)'
+.PHONY: base-kernel mainline-kernel bench-kernels bench-on-base bench-on-series bench-on-mainline
+# The unpatched base's kernel (also make regress's).
+base-kernel: tree
+	@scripts/prepare-base-tree.sh
+	@$(kernel_env_base) scripts/build-kernel.sh
+mainline-kernel: apply
+	@$(kernel_env_mainline) LINUX_TARBALL='$(MAINLINE_TARBALL)' TREE_SERIES=6.12 scripts/prepare-tree.sh
+	@$(kernel_env_mainline) SELFTESTS_CONFIG='$(TREE)/tools/testing/selftests/bpf/config' \
+		EXTRA_CONFIGS='$(EXTRA_CONFIGS) $(TOP)/configs/mainline.config' scripts/build-kernel.sh
+# The kernels are built one after the other; their guests then run
+# BENCH_JOBS at a time (one vCPU each; under icount a guest's counts do
+# not depend on what else the host runs), each one's output printed when
+# it ends.
+BENCH_JOBS ?= $(shell nproc)
+bench-kernels: $(foreach k,$(bench_kernels),$(if $(filter series,$(k)),kernel,$(k)-kernel))
+	@scripts/install-deps.sh bench
+	@echo '==> bench-kernels: the guests of $(bench_kernels), $(BENCH_JOBS) at a time; each one'"'"'s steps below when it ends'
+	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) -Otarget $(addprefix bench-on-,$(bench_kernels))
+	@BENCH_KERNELS='$(bench_kernels)' BENCH_OUT='$(BENCH_KERNELS_OUT)' scripts/bench-compare.sh
+# One kernel's bench run of make bench-kernels.
+$(addprefix bench-on-,base series mainline): bench-on-%:
+	@$(kernel_env_$*) scripts/bench-build.sh
+	@$(kernel_env_$*) scripts/bench-initramfs.sh
+	@$(kernel_env_$*) BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' scripts/bench-run.sh
+	@BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' scripts/bench-report.sh
 
 # make deb: the KCONFIG=debian kernel as Debian packages (bindeb-pkg, in
 # BUILD/deb), then the package tested rather than the build tree: its

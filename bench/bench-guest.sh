@@ -6,6 +6,10 @@
 # rounds: in every round every workload on every topology, the topology
 # order rotated from round to round, so that drift hits all of them alike.
 # Then tears the topologies down and runs the scale curve with nkbench.
+# With ISOLATE=yes each topology is alone instead: set up, measured (and
+# profiled after its last round), torn down, then the next one, so that
+# nothing one topology attaches (a tcx link, a clsact qdisc, the static
+# keys they turn on) is on another's path.
 #
 # Topologies ("host" is the initial namespace, "pod" a namespace nb-*):
 #   lo             client and server in one netns over loopback
@@ -23,9 +27,16 @@
 #                  its own): out with bpf_redirect_neigh() at tcx ingress of
 #                  the pod's host-side veth, in with bpf_redirect_peer() at
 #                  tcx ingress of the physical device
+#   veth-phys-clsact  veth-phys with the same programs at clsact ingress
+#                  (cls_bpf, direct action) instead of tcx: what a kernel
+#                  without tcx runs
 #   netkit-phys    the same with a netkit pair: out with bpf_redirect_neigh()
 #                  from the peer hook (the pod's own xmit), in with
 #                  bpf_redirect_peer() at tcx ingress of the physical device
+#   host-phys      an application in the host namespace talks to the remote
+#                  through the same stand-in physical device: no pod, no
+#                  program (what netkit-phys is measured against)
+# bench/topologies lists them with what each needs of the kernel.
 # Every device, lo included, has MTU 1500, so no topology gets a larger
 # MSS than another.
 # Workloads: tcp1 and tcp4 (iperf3 -J, 1 and 4 streams), rr (sockperf
@@ -53,20 +64,26 @@
 # The tools' raw output goes to the second serial port, /dev/ttyS1 (the
 # host's bench/raw.log), where /init also reports the exit status.
 #
-# Parameters come from /etc/nkbench/params: ROUNDS, DURATION (seconds per
-# stream run), OMIT (seconds iperf3 omits first), RR_DURATION, SCALE_N,
-# TOPOS, WORKLOADS, PROFILE (topologies to profile with perf after the
-# measured rounds), MODE, CLOCK (icount or wall), ICOUNT (the shift),
-# UDP_DURATION, UDP_SIZE, PROFILE_PERIOD (perf's cpu-clock period in ns).
+# Parameters come from /etc/nkbench/params, every one of them (the host's
+# bench/modes.sh has the defaults and says what each means; the guest has
+# none): MODE, LABEL (the kernel's name in the results), ROUNDS, DURATION
+# (seconds per stream run), OMIT (seconds iperf3 omits first),
+# RR_DURATION, UDP_DURATION, UDP_SIZE, SCALE_N, TOPOS, WORKLOADS, ISOLATE,
+# PROFILE (topologies to profile with perf after their measured rounds),
+# PROFILE_PERIOD (perf's cpu-clock period in ns), CLOCK (icount or wall),
+# ICOUNT (the shift).
 
 # shellcheck source=/dev/null
 . /etc/nkbench/params
-: "${ROUNDS:=5}" "${DURATION:=5}" "${OMIT:=1}" "${RR_DURATION:=5}"
-: "${SCALE_N:=10 100 1000}" "${MODE:=full}"
-: "${TOPOS:=lo veth-pair netkit-pair veth-routed netkit-routed veth-bpf netkit-bpf}"
-: "${WORKLOADS:=tcp1 tcp4 rr}" "${PROFILE=}"
-: "${CLOCK:=wall}" "${ICOUNT:=}" "${UDP_DURATION:=1}" "${UDP_SIZE:=64}"
-: "${PROFILE_PERIOD:=}"
+missing=""
+for p in MODE LABEL ROUNDS DURATION OMIT RR_DURATION UDP_DURATION UDP_SIZE SCALE_N TOPOS \
+	WORKLOADS ISOLATE PROFILE PROFILE_PERIOD CLOCK ICOUNT; do
+	eval "[ -n \"\${$p+set}\" ]" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "NKBENCH error topo=params what=/etc/nkbench/params does not set$missing"
+	exit 1
+fi
 
 B=/bench
 PIN=/sys/fs/bpf/nkbench
@@ -130,7 +147,9 @@ topo_ends() {
 	veth-bpf) CLI=nb-vba SRV=nb-vbb ADDR=10.30.2.2 CADDR=10.30.1.2 ;;
 	netkit-bpf) CLI=nb-nba SRV=nb-nbb ADDR=10.31.2.2 CADDR=10.31.1.2 ;;
 	veth-phys) CLI=nb-vx SRV=nb-vxr ADDR=10.50.0.2 CADDR=10.50.1.2 ;;
+	veth-phys-clsact) CLI=nb-vc SRV=nb-vcr ADDR=10.53.0.2 CADDR=10.53.1.2 ;;
 	netkit-phys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
+	host-phys) CLI=- SRV=nb-hxr ADDR=10.52.0.2 CADDR=10.52.0.1 ;;
 	*) return 1 ;;
 	esac
 }
@@ -151,7 +170,7 @@ veth_pod() {
 
 # netkit_pod NS PRIMARY PEER: a netkit pair (L3, pass/pass), PEER in NS
 netkit_pod() {
-	netns "$1" && netkit-pair "$2" "$3" l3 pass pass &&
+	netns "$1" && nkbench netkit-pair "$2" "$3" &&
 		ip link set "$3" netns "$1" &&
 		ip link set "$2" mtu 1500 up && ip -n "$1" link set "$3" mtu 1500 up
 }
@@ -250,6 +269,19 @@ setup_veth_phys() {
 		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" vxe-h vx-h "$PIN/vx-in"
 }
 
+# veth-phys as a kernel without tcx runs it: the same programs at clsact
+# ingress (cls_bpf, direct action) of the pod's host-side veth and of the
+# physical device.
+setup_veth_phys_clsact() {
+	veth_pod nb-vc vc-h vc-p && phys_remote nb-vcr vce-h vce-r 10.53 &&
+		ip -n nb-vc addr add 10.53.1.2/32 dev vc-p &&
+		ip -n nb-vc route add 169.254.0.1/32 dev vc-p &&
+		ip -n nb-vc neigh add 169.254.0.1 lladdr "$(mac_of vc-h)" dev vc-p nud permanent &&
+		ip -n nb-vc route add default via 169.254.0.1 dev vc-p &&
+		nkbench tc-attach "$B/redirect_neigh.bpf.o" vc-h vce-h &&
+		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" vce-h vc-h
+}
+
 # The pod leaves through bpf_redirect_neigh() from the peer hook, in its
 # own device's xmit; inbound as in veth-phys, bpf_redirect_peer() into the
 # netkit primary lands in its peer, the pod's device.
@@ -260,6 +292,12 @@ setup_netkit_phys() {
 		ip -n nb-nx route add default dev nx-p &&
 		nkbench netkit-attach "$B/redirect_neigh.bpf.o" nx-h nxe-h "$PIN/nx-out" &&
 		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nxe-h nx-h "$PIN/nx-in"
+}
+
+# The host's own application (the client in the initial namespace) and the
+# remote behind the same stand-in physical device: no pod, no program.
+setup_host_phys() {
+	phys_remote nb-hxr hxe-h hxe-r 10.52
 }
 
 # Servers: iperf3 and sockperf in the server namespace, bound to ADDR;
@@ -294,7 +332,9 @@ setup_topo() {
 		veth-bpf) setup_veth_bpf ;;
 		netkit-bpf) setup_netkit_bpf ;;
 		veth-phys) setup_veth_phys ;;
+		veth-phys-clsact) setup_veth_phys_clsact ;;
 		netkit-phys) setup_netkit_phys ;;
+		host-phys) setup_host_phys ;;
 		esac >"$OUT" 2>&1; then
 		fail "$1" setup "$OUT"
 		return 1
@@ -505,27 +545,34 @@ profile() {
 }
 
 # ---- counters and teardown ----------------------------------------------------
+# counters [TOPO]: the devices' and the stack's counters on the raw port
 counters() {
 	{
-		echo "--- ip -s link (initial namespace)"
+		echo "--- ip -s link, ip -s neigh (initial namespace)"
 		ip -s link
+		ip -s neigh
 		for ns in $(ip netns list | cut -d' ' -f1); do
-			echo "--- ip -s link (netns $ns)"
+			echo "--- ip -s link, ip -s neigh (netns $ns)"
 			ip -n "$ns" -s link
+			ip -n "$ns" -s neigh
 		done
 		echo "--- /proc/net/snmp (initial namespace)"
 		cat /proc/net/snmp
 		echo "--- /proc/net/softnet_stat"
 		cat /proc/net/softnet_stat
 	} >"$OUT" 2>&1
-	raw "counters" "$OUT"
+	raw "counters${1:+ topo=$1}" "$OUT"
 }
 
+# teardown: stop the servers, release the pinned links, delete every
+# device and namespace the topologies made; fails when a device is left
 teardown() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
+	pids=""
 	rm -rf "$PIN"
-	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vx-h vxe-h nx-h nxe-h; do
+	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vx-h vxe-h vc-h vce-h \
+		nx-h nxe-h hxe-h; do
 		[ -e "/sys/class/net/$d" ] && ip link del "$d"
 	done
 	for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
@@ -537,72 +584,112 @@ teardown() {
 	fi
 }
 
+# measure TOPO ROUND WL: one workload on one topology
+measure() {
+	case $3 in
+	tcp1) stream "$1" "$2" 1 ;;
+	tcp4) stream "$1" "$2" 4 ;;
+	rr) rr "$1" "$2" ;;
+	udp) udp "$1" "$2" ;;
+	*) fail "$1" "unknown workload $3" ;;
+	esac
+}
+
+# profiled TOPO: true when TOPO is to be profiled
+profiled() {
+	case " $PROFILE " in *" $1 "*) command -v perf >/dev/null ;; *) false ;; esac
+}
+
 # ---- main ---------------------------------------------------------------------
+# The scale curve's kinds: veth, and netkit where nkbench was built for a
+# kernel that has it.
+kinds=veth
+if nkbench has netkit; then kinds="veth netkit"; fi
 T0=$(now)
 DEVS0=$(devices)
 echo 1 >/proc/sys/net/ipv4/ip_forward
 echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
 echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
 echo 1 >/proc/sys/net/core/bpf_jit_enable
+# perf would lower its sample rate when the samples take more than 25 %
+# of the time (under icount: of the instructions); keep the period
+[ -z "$PROFILE" ] || echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 # shellcheck disable=SC2086 # word lists, joined with commas
-echo "NKBENCH start mode=$MODE clock=$CLOCK icount_shift=${ICOUNT:-none} rounds=$ROUNDS" \
+echo "NKBENCH start mode=$MODE label=$LABEL clock=$CLOCK icount_shift=${ICOUNT:-none} rounds=$ROUNDS" \
 	"duration=$DURATION omit=$OMIT udp_duration=$UDP_DURATION udp_size=$UDP_SIZE" \
-	"profile_period=${PROFILE_PERIOD:-none}" \
+	"profile_period=${PROFILE_PERIOD:-none} isolate=$ISOLATE" \
 	"rr_duration=$RR_DURATION scale_n=$(echo $SCALE_N | tr ' ' ,)" \
 	"topos=$(echo $TOPOS | tr ' ' ,) workloads=$(echo $WORKLOADS | tr ' ' ,)" \
+	"profile=$(echo $PROFILE | tr ' ' ,) scale_kinds=$(echo $kinds | tr ' ' ,)" \
 	"cpus=$(nproc) jit=$(cat /proc/sys/net/core/bpf_jit_enable) kernel=$(uname -r)" \
 	"clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
-ready=""
+known=""
 for t in $TOPOS; do
-	if ! topo_ends "$t"; then
+	if topo_ends "$t"; then
+		known="$known $t"
+	else
 		fail "$t" "unknown topology"
-		continue
 	fi
-	setup_topo "$t" && ready="$ready $t"
 done
-say "topologies ready:$ready ($(since "$T0")s)"
 
-r=1
-while [ $r -le "$ROUNDS" ]; do
-	tr0=$(now)
-	# shellcheck disable=SC2086 # word lists
-	order=$(rotate $((r - 1)) $ready)
-	for wl in $WORKLOADS; do
+if [ "$ISOLATE" = yes ]; then
+	# Each topology alone: set up, every workload, its profile after its
+	# last round, its counters, torn down; the guest idles a second after
+	# each teardown so that the namespaces' deferred cleanup is done
+	# before the next topology is set up.
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		tr0=$(now)
+		# shellcheck disable=SC2086 # word lists
+		order=$(rotate $((r - 1)) $known)
 		for t in $order; do
-			case $wl in
-			tcp1) stream "$t" $r 1 ;;
-			tcp4) stream "$t" $r 4 ;;
-			rr) rr "$t" $r ;;
-			udp) udp "$t" $r ;;
-			*) fail "$t" "unknown workload $wl" ;;
-			esac
+			if setup_topo "$t"; then
+				for wl in $WORKLOADS; do measure "$t" $r "$wl"; done
+				if [ $r -eq "$ROUNDS" ] && profiled "$t"; then profile "$t"; fi
+				counters "$t"
+			fi
+			teardown
+			sleep 1
 		done
+		say "round $r/$ROUNDS done in $(since "$tr0")s (order:$order, each alone)"
+		r=$((r + 1))
 	done
-	say "round $r/$ROUNDS done in $(since "$tr0")s (order:$order)"
-	r=$((r + 1))
-done
-
-if [ -n "$PROFILE" ] && command -v perf >/dev/null; then
-	tp0=$(now)
-	# perf would lower its sample rate when the samples take more than
-	# 25 % of the time (under icount: of the instructions); keep the period
-	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
-	for t in $PROFILE; do
-		case " $ready " in *" $t "*) profile "$t" ;; esac
+else
+	ready=""
+	for t in $known; do
+		setup_topo "$t" && ready="$ready $t"
 	done
-	say "profiles done in $(since "$tp0")s"
+	say "topologies ready:$ready ($(since "$T0")s)"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		tr0=$(now)
+		# shellcheck disable=SC2086 # word lists
+		order=$(rotate $((r - 1)) $ready)
+		for wl in $WORKLOADS; do
+			for t in $order; do measure "$t" $r "$wl"; done
+		done
+		say "round $r/$ROUNDS done in $(since "$tr0")s (order:$order)"
+		r=$((r + 1))
+	done
+	if [ -n "$PROFILE" ]; then
+		tp0=$(now)
+		for t in $ready; do
+			if profiled "$t"; then profile "$t"; fi
+		done
+		say "profiles done in $(since "$tp0")s"
+	fi
+	counters
+	teardown
 fi
-counters
-teardown
 say "throughput and latency done ($(since "$T0")s)"
 
 for n in $SCALE_N; do
-	for kind in veth netkit; do
+	for kind in $kinds; do
 		ts=$(now)
 		obj=$B/veth_redirect_peer.bpf.o
-		[ $kind = netkit ] && obj=$B/netkit_redirect.bpf.o
-		if timeout $((120 + n / 2)) nkbench scale $kind "$n" "$obj" >"$OUT" 2>&1; then
+		[ "$kind" = netkit ] && obj=$B/netkit_redirect.bpf.o
+		if timeout $((120 + n / 2)) nkbench scale "$kind" "$n" "$obj" >"$OUT" 2>&1; then
 			grep '^NKBENCH scale' "$OUT"
 			say "scale $kind n=$n: $(since "$ts")s"
 		else

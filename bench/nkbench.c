@@ -3,11 +3,13 @@
  * nkbench: the bench guest's loader and scale probe.
  *
  *   nkbench tc-attach OBJ DEV TARGET
+ *   nkbench netkit-pair PRIMARY PEER
  *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH
  *   nkbench tcx-attach OBJ DEV TARGET PINPATH
  *   nkbench scale veth|netkit N OBJ
  *   nkbench udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW
  *   nkbench now
+ *   nkbench has netkit|tcx
  *
  * tc-attach loads the tc program of OBJ with target_ifindex = TARGET's
  * ifindex and attaches it at the clsact ingress hook of DEV (direct
@@ -19,6 +21,9 @@
  * program of OBJ through a tcx link at the ingress of DEV
  * (BPF_TCX_INGRESS), pinned the same way. Both set the program's expected
  * attach type before loading, so one tc program serves every hook.
+ * netkit-pair creates a netkit pair in L3 mode with pass as the default
+ * policy of both ends, PEER behind PRIMARY, as "ip link add PRIMARY type
+ * netkit mode l3 peer name PEER" of iproute2 >= 6.8 would.
  *
  * scale runs, in a netns of its own, one round of the scale curve: create
  * N pairs of the kind (both ends up, no addresses), load the program once
@@ -56,8 +61,12 @@
  *
  * now prints CLOCK_MONOTONIC in ns (the shell's clocks have 10 ms).
  *
- * Built by scripts/bench-build.sh against the patched tree's libbpf and
- * uapi headers; BPF objects are compiled there too.
+ * Built by scripts/bench-build.sh for each kernel the bench runs on,
+ * against that kernel's uapi headers and its tree's libbpf, with
+ * NKBENCH_NETKIT where the kernel has netkit and NKBENCH_TCX where it has
+ * tcx links (the unpatched 6.1 base has neither). "has" answers whether
+ * this build has the one or the other (exit status 0 or 1); the commands
+ * that need what the build lacks fail saying so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -205,6 +214,7 @@ static int create_pair(int netkit, const char *name, const char *peer_name)
 		 netkit ? 6 : 4);
 	data = add_attr(&r, IFLA_INFO_DATA, NULL, 0);
 	if (netkit) {
+#ifdef NKBENCH_NETKIT
 		__u32 mode = NETKIT_L3, pass = NETKIT_PASS;
 
 		add_attr(&r, IFLA_NETKIT_MODE, &mode, sizeof(mode));
@@ -212,6 +222,9 @@ static int create_pair(int netkit, const char *name, const char *peer_name)
 		add_attr(&r, IFLA_NETKIT_PEER_POLICY, &pass, sizeof(pass));
 		peer = add_attr(&r, IFLA_NETKIT_PEER_INFO, &peer_ifm,
 				sizeof(peer_ifm));
+#else
+		die("built for a kernel without netkit");
+#endif
 	} else {
 		peer = add_attr(&r, VETH_INFO_PEER, &peer_ifm, sizeof(peer_ifm));
 	}
@@ -297,6 +310,48 @@ static int tc_attach(struct bpf_program *prog, int ifindex)
 	if (err && err != -EEXIST)
 		return err;
 	return bpf_tc_attach(&hook, &opts);
+}
+
+/* What this build has, for "nkbench has". */
+#if defined(NKBENCH_NETKIT) && defined(NKBENCH_TCX)
+#define FEATURES "netkit tcx"
+#elif defined(NKBENCH_NETKIT)
+#define FEATURES "netkit"
+#elif defined(NKBENCH_TCX)
+#define FEATURES "tcx"
+#else
+#define FEATURES ""
+#endif
+
+/* The attach type and the bpf link of a netkit peer hook or a tcx ingress
+ * hook, where this build has them. */
+static enum bpf_attach_type link_type(int netkit)
+{
+#ifdef NKBENCH_NETKIT
+	if (netkit)
+		return BPF_NETKIT_PEER;
+#endif
+#ifdef NKBENCH_TCX
+	if (!netkit)
+		return BPF_TCX_INGRESS;
+#endif
+	die("built for a kernel without %s", netkit ? "netkit" : "tcx links");
+	return 0;
+}
+
+static struct bpf_link *attach_link(struct bpf_program *prog __attribute__((unused)),
+				    int netkit, int ifindex __attribute__((unused)))
+{
+#ifdef NKBENCH_NETKIT
+	if (netkit)
+		return bpf_program__attach_netkit(prog, ifindex, NULL);
+#endif
+#ifdef NKBENCH_TCX
+	if (!netkit)
+		return bpf_program__attach_tcx(prog, ifindex, NULL);
+#endif
+	die("built for a kernel without %s", netkit ? "netkit" : "tcx links");
+	return NULL;
 }
 
 static int ifindex_of(const char *name)
@@ -523,14 +578,14 @@ static int cmd_scale(int netkit, int n)
 	 * attachment, not the verifier's work. It never runs here (no
 	 * traffic); its target is the last pair's second device. */
 	t0 = now_ms();
-	obj = load_obj(second[n - 1], &prog, netkit ? BPF_NETKIT_PEER : 0);
+	obj = load_obj(second[n - 1], &prog, netkit ? link_type(1) : 0);
 	t_load = now_ms() - t0;
 	read_mem(&ml);
 
 	t0 = now_ms();
 	for (i = 0; i < n; i++) {
 		if (netkit) {
-			links[i] = bpf_program__attach_netkit(prog, prim[i], NULL);
+			links[i] = attach_link(prog, 1, prim[i]);
 			err = links[i] ? 0 : -errno;
 		} else {
 			err = tc_attach(prog, prim[i]);
@@ -571,12 +626,14 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s tc-attach OBJ DEV TARGET\n"
+		"       %s netkit-pair PRIMARY PEER\n"
 		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH\n"
 		"       %s tcx-attach OBJ DEV TARGET PINPATH\n"
 		"       %s scale veth|netkit N OBJ\n"
 		"       %s udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW\n"
-		"       %s now\n",
-		prog, prog, prog, prog, prog, prog);
+		"       %s now\n"
+		"       %s has netkit|tcx\n",
+		prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -600,12 +657,8 @@ int main(int argc, char **argv)
 		int netkit = !strcmp(argv[1], "netkit-attach");
 
 		read_obj(argv[2]);
-		load_obj(ifindex_of(argv[4]), &prog,
-			 netkit ? BPF_NETKIT_PEER : BPF_TCX_INGRESS);
-		if (netkit)
-			link = bpf_program__attach_netkit(prog, ifindex_of(argv[3]), NULL);
-		else
-			link = bpf_program__attach_tcx(prog, ifindex_of(argv[3]), NULL);
+		load_obj(ifindex_of(argv[4]), &prog, link_type(netkit));
+		link = attach_link(prog, netkit, ifindex_of(argv[3]));
 		if (!link)
 			die("%s link on %s: %s", netkit ? "netkit" : "tcx", argv[3],
 			    strerror(errno));
@@ -623,6 +676,16 @@ int main(int argc, char **argv)
 		read_obj(argv[4]);
 		return cmd_scale(!strcmp(argv[2], "netkit"), n);
 	}
+	if (argc == 4 && !strcmp(argv[1], "netkit-pair")) {
+		nl_open();
+		err = create_pair(1, argv[2], argv[3]);
+		if (err)
+			die("netkit pair %s/%s: %s", argv[2], argv[3], strerror(-err));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "has") &&
+	    (!strcmp(argv[2], "netkit") || !strcmp(argv[2], "tcx")))
+		return strstr(FEATURES, argv[2]) ? 0 : 1;
 	if (argc == 2 && !strcmp(argv[1], "now")) {
 		printf("%lld\n", now_ns());
 		return 0;

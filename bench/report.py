@@ -18,8 +18,8 @@ OUTDIR:
     bench-units.csv    under -icount: instructions per unit (RR round trip,
                        UDP datagram each way, stream byte) and receive
                        rounds per unit, per topology (median of the rounds);
-                       bench/../MODE-previous/bench-units.csv is the run
-                       before, compared cell by cell in bench.md
+                       OUTDIR-previous/bench-units.csv is the run before,
+                       compared cell by cell in bench.md
     bench-profile.csv  under -icount: instructions per unit per function
                        of the profiled runs (perf cpu-clock samples x
                        period / units)
@@ -41,25 +41,24 @@ import statistics
 import subprocess
 import sys
 
-TOPOS = ["lo", "veth-pair", "netkit-pair", "veth-routed", "netkit-routed",
-         "veth-bpf", "netkit-bpf", "veth-phys", "netkit-phys"]
+
+def read_topologies():
+    """bench/topologies: the names in the tables' order, and each one's
+    path and hooks."""
+    topos, paths = [], {}
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "topologies")) as f:
+        for ln in f:
+            if ln.startswith("#") or len(ln.split()) < 3:
+                continue
+            name, _, path = ln.split(None, 2)
+            topos.append(name)
+            paths[name] = path.strip()
+    return topos, paths
+
+
+TOPOS, PATHS = read_topologies()
 PAIRS = [("netkit-pair", "veth-pair"), ("netkit-routed", "veth-routed"),
          ("netkit-bpf", "veth-bpf"), ("netkit-phys", "veth-phys")]
-# The path and hooks of each topology, for the instruction table.
-PATHS = {
-    "lo": "loopback xmit, backlog",
-    "veth-pair": "veth xmit, backlog, peer's stack",
-    "netkit-pair": "netkit xmit (no program, pass), backlog, peer's stack",
-    "veth-routed": "veth, backlog, host ip_forward, veth, backlog",
-    "netkit-routed": "netkit, backlog, host ip_forward, netkit, backlog",
-    "veth-bpf": "veth xmit, backlog, clsact ingress of the host veth: bpf_redirect_peer() into pod B",
-    "netkit-bpf": "netkit peer xmit: program (peer hook) bpf_redirect() to B's primary, "
-                  "dev_queue_xmit, netkit xmit, backlog",
-    "veth-phys": "out: veth xmit, backlog, tcx ingress of the host veth: bpf_redirect_neigh() "
-                 "to phys; in: phys backlog, tcx ingress: bpf_redirect_peer() into the pod",
-    "netkit-phys": "out: netkit peer xmit: program (peer hook) bpf_redirect_neigh() to phys; "
-                   "in: phys backlog, tcx ingress: bpf_redirect_peer() into the pod",
-}
 # metric: (label, unit, workload, better)
 METRICS = {
     "tcp1_gbps": ("TCP stream, 1 stream", "Gbit/s", "tcp1", "higher"),
@@ -347,7 +346,8 @@ def expectations(summ, rats, srows):
 
 
 def expectations_icount(us):
-    """The issue's expectations in instructions per unit."""
+    """The expectations of bench/README.md in instructions per unit, those
+    whose topologies this run has."""
     def med(t, m):
         s = us.get((t, m))
         return s["median"] if s else None
@@ -372,7 +372,13 @@ def expectations_icount(us):
         a, b = med("netkit-bpf", m), med("veth-bpf", m)
         checks.append((f"netkit-bpf <= veth-bpf, {label}", a is not None and b is not None and a <= b,
                        f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"))
-    return checks
+    for m, label in (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out"),
+                     ("udprev_instr", "per 64 B packet in")):
+        a, b = med("netkit-phys", m), med("host-phys", m)
+        checks.append((f"netkit-phys <= 1.02x host-phys, {label}",
+                       a is not None and b is not None and a <= 1.02 * b,
+                       f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"))
+    return [c for c in checks if c[2] != "-"]
 
 
 def chart(outdir, summ, srows, topos):
@@ -558,7 +564,7 @@ def units_md(d, usumm, topos, outdir, mode):
     if spread:
         w = max(spread)
         md.append(f"Largest spread between the rounds of this run: {w[0]:.3f} % ({w[1]}, {w[2]}).\n")
-    prev_dir = os.path.join(os.path.dirname(outdir), f"{mode}-previous")
+    prev_dir = outdir + "-previous"
     prev = read_units(os.path.join(prev_dir, "bench-units.csv"))
     worst = None
     if prev:
@@ -597,6 +603,23 @@ def units_md(d, usumm, topos, outdir, mode):
 
 def cols_keys(cols):
     return {m for m, _ in cols}
+
+
+def profile_diff_md(md, title, a, b, pa, pb, top):
+    """Appends to md the table of two profiles' difference ({symbol:
+    instructions per unit} each, named a and b): the total, the top
+    functions by the size of their difference, the rest summed."""
+    ta, tb = sum(pa.values()), sum(pb.values())
+    delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
+                   key=lambda x: -abs(x[0]))
+    md.append(f"### {title}: {ta - tb:+.0f} instructions per unit ({ta:.0f} vs {tb:.0f})\n")
+    md.append(f"| function | {a} | {b} | delta |")
+    md.append("|---|---|---|---|")
+    for dv, x in delta[:top]:
+        md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
+    rest = sum(dv for dv, _ in delta[top:])
+    md.append(f"| (the other {max(len(delta) - top, 0)} functions) | | | {rest:+.1f} |")
+    md.append("")
 
 
 def profile_md(d, usumm, period, shift):
@@ -658,19 +681,7 @@ def profile_md(d, usumm, period, shift):
         for w in ("rr", "udp"):
             if (a, w) not in per or (b, w) not in per:
                 continue
-            pa, pb = per[(a, w)], per[(b, w)]
-            ta, tb = sum(pa.values()), sum(pb.values())
-            delta = sorted(((pa.get(x, 0) - pb.get(x, 0), x) for x in set(pa) | set(pb)),
-                           key=lambda x: -abs(x[0]))
-            md.append(f"### {a} - {b}, {w}: {ta - tb:+.0f} instructions per unit "
-                      f"({ta:.0f} vs {tb:.0f})\n")
-            md.append(f"| function | {a} | {b} | delta |")
-            md.append("|---|---|---|---|")
-            for dv, x in delta[:25]:
-                md.append(f"| {x} | {pa.get(x, 0):.1f} | {pb.get(x, 0):.1f} | {dv:+.1f} |")
-            rest = sum(dv for dv, _ in delta[25:])
-            md.append(f"| (the other {max(len(delta) - 25, 0)} functions) | | | {rest:+.1f} |")
-            md.append("")
+            profile_diff_md(md, f"{a} - {b}, {w}", a, b, per[(a, w)], per[(b, w)], 25)
     return md, rows
 
 
@@ -712,7 +723,7 @@ def main():
                 failed.setdefault(t, []).append(f"{label}: {got} of {rounds} rounds")
     scale_n = [int(n) for n in start.get("scale_n", "").split(",") if n]
     for n in scale_n:
-        for kind in ("veth", "netkit"):
+        for kind in start.get("scale_kinds", "veth,netkit").split(","):
             if not any(r["n"] == n and r["kind"] == kind for r in srows):
                 failed.setdefault(f"scale-{kind}", []).append(f"no result for N={n}")
     for t, whats in failed.items():
@@ -750,10 +761,13 @@ def main():
 
     # Markdown
     md = []
-    md.append(f"# netkit datapath bench ({start.get('mode', '?')})\n")
+    md.append(f"# netkit datapath bench ({start.get('mode', '?')}"
+              f"{', ' + start['label'] if start.get('label') else ''})\n")
     md.append(f"Kernel {start.get('kernel', '?')}, {start.get('cpus', '?')} vCPUs under QEMU, "
               f"BPF JIT {'on' if start.get('jit') == '1' else start.get('jit', '?')}; "
-              f"{rounds} rounds, topologies interleaved (order rotated every round); "
+              f"{rounds} rounds, " + ("each topology alone (set up, measured, torn down); "
+                                      if start.get("isolate") == "yes" else
+                                      "topologies interleaved (order rotated every round); ") +
               f"iperf3 {start.get('duration', '?')} s (+{start.get('omit', '?')} s omitted), "
               f"sockperf ping-pong {start.get('rr_duration', '?')} s; 1-stream and "
               "request/response runs with client and server on vCPU 0, 4 streams on both; "
@@ -866,7 +880,7 @@ def main():
     checks = (expectations_icount(usumm) if icount else
               expectations(summ, rats, srows) if summ else [])
     if checks:
-        md.append("## Expectations of the issue\n")
+        md.append("## Expectations\n")
         md.append("| expectation | measured | |")
         md.append("|---|---|---|")
         for what, ok, measured in checks:

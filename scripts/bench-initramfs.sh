@@ -3,10 +3,9 @@
 # (scripts/make-initramfs.sh: busybox-static, Debian's dash as /bin/sh,
 # Debian's ip, the shared libraries every binary needs at the paths the
 # loader looks for them) but with only what the bench runs: bench/init as
-# /init, bench/bench-guest.sh, iperf3 and sockperf from Debian, the
-# pipeline's netkit-pair ($BUILD/guest) and what bench-build compiled
-# (nkbench, the BPF objects), and Debian's perf for the profiles. Written
-# to $BUILD/bench/initramfs.cpio.
+# /init, bench/bench-guest.sh, iperf3 and sockperf from Debian, what
+# bench-build compiled for this kernel (nkbench, the BPF objects), and
+# Debian's perf for the profiles. Written to $BUILD/bench/initramfs.cpio.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,7 +21,6 @@ OUT=$BENCH_DIR/initramfs.cpio
 
 step bench-initramfs
 [ -x "$BIN/nkbench" ] || die "$BIN/nkbench not built; run: scripts/bench-build.sh (make bench)"
-[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest/netkit-pair not built; run: make selftests"
 
 initramfs_host_tools
 tools=()
@@ -32,7 +30,7 @@ for t in ip iperf3 sockperf perf; do
 	tools+=("$(readlink -f "$p")")
 done
 
-ours=("$TOP/bench/init" "$TOP/bench/bench-guest.sh" "$BUILD/guest/netkit-pair" "$BIN"/*)
+ours=("$TOP/bench/init" "$TOP/bench/bench-guest.sh" "$BIN"/*)
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$busybox" "$dash" "${tools[@]}" "${ours[@]}")
 if [ "$(stamp_read bench-initramfs)" = "$inputs" ] && [ -f "$OUT" ]; then
 	step_done "unchanged: $(du -h "$OUT" | cut -f1)"
@@ -44,7 +42,7 @@ initramfs_skeleton "$ROOT" "$TOP/bench/init" etc/nkbench bench
 for p in "${tools[@]}"; do
 	install -m 0755 "$p" "$ROOT/usr/sbin/$(basename "$p")"
 done
-install -m 0755 "$BUILD/guest/netkit-pair" "$BIN/nkbench" "$ROOT/usr/sbin/"
+install -m 0755 "$BIN/nkbench" "$ROOT/usr/sbin/"
 install -m 0644 "$BIN"/*.bpf.o "$ROOT/bench/"
 install -m 0755 "$TOP/bench/bench-guest.sh" "$ROOT/bench/"
 initramfs_pack "$ROOT" "$OUT"

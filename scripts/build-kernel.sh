@@ -4,15 +4,16 @@
 # through ccache. KCONFIG chooses the configuration:
 #   test    tinyconfig + TEST_FRAGMENTS + the selftests' config: the
 #           project's test kernel, everything built in (DEBUG=1 adds
-#           configs/debug.config)
+#           configs/debug.config; make bench-kernels builds mainline
+#           6.12 this way, with configs/mainline.config added)
 #   debian  Debian's own cloud config (linux-config-6.1) + DEBIAN_FRAGMENTS,
 #           trimmed to configs/debian.modules and
 #           configs/debian-boot.modules (localmodconfig); its modules
 #           installed into $BUILD/modules
 # Every configs/*.config belongs to one of these lists (or to
-# OTHER_FRAGMENTS, those the Makefile or a script adds); a fragment in
-# configs/ that none names stops the build, so that a new file is not
-# silently left out.
+# OTHER_FRAGMENTS, those the Makefile or a script adds through
+# EXTRA_CONFIGS); a fragment in configs/ that none names stops the build,
+# so that a new file is not silently left out.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -22,16 +23,20 @@ JOBS=${JOBS:-$(nproc)}
 KCONFIG=${KCONFIG:-test}
 read -r -a extra <<<"${EXTRA_CONFIGS:-}"
 # The fragments of each kernel, in order ("selftests": the tree's
-# tools/testing/selftests/bpf/config: the BPF programs need the types it
-# enables in vmlinux.h). The test kernel: ours, the selftests' config,
-# then netkit and the fault injection the trust suite uses. Debian's: not
-# the selftests' config, which would build Debian's modules in.
+# tools/testing/selftests/bpf/config, or SELFTESTS_CONFIG when set: the
+# BPF programs need the types it enables in vmlinux.h). The test kernel:
+# ours, the selftests' config, then netkit and the fault injection the
+# trust suite uses. Debian's: not the selftests' config, which would
+# build Debian's modules in. OTHER_FRAGMENTS come through EXTRA_CONFIGS:
+# debug.config with DEBUG=1; mainline.config for make bench-kernels'
+# mainline kernel, the test kernel's fragments on 6.12 with the series'
+# selftests config as SELFTESTS_CONFIG (configs/mainline.config says why).
 TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
 DEBIAN_FRAGMENTS=(debian.config faultinject.config)
-# Added through EXTRA_CONFIGS: DEBUG=1's, make coverage's gcov kernel
-# (scripts/coverage-kernel.sh) and make mutate's schemata kernel
-# (scripts/mutate-tree.sh), each on top of TEST_FRAGMENTS.
-OTHER_FRAGMENTS=(debug.config coverage.config mutate.config)
+# Also added through EXTRA_CONFIGS, each on top of TEST_FRAGMENTS: make
+# coverage's gcov kernel (scripts/coverage-kernel.sh) and make mutate's
+# schemata kernel (scripts/mutate-tree.sh).
+OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
 	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
@@ -42,7 +47,7 @@ fragments() {
 	local f
 	for f in "$@"; do
 		if [ "$f" = selftests ]; then
-			printf '%s\n' "$TREE/tools/testing/selftests/bpf/config"
+			printf '%s\n' "${SELFTESTS_CONFIG:-$TREE/tools/testing/selftests/bpf/config}"
 		else
 			printf '%s\n' "$TOP/configs/$f"
 		fi

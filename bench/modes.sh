@@ -1,0 +1,125 @@
+# shellcheck shell=bash
+# The bench's modes: the one place that says what a bench run does by
+# default. Sourced by scripts/bench-run.sh, which writes what it sets
+# into the guest's /etc/nkbench/params, and by scripts/bench-report.sh
+# (MODE, for the result directory); the guest (bench/bench-guest.sh) has
+# no defaults of its own, it gets every value in /etc/nkbench/params and
+# refuses to run without one. The Makefile leaves BENCH and BENCH_CLOCK
+# empty unless given, so that the defaults below are the only ones.
+#
+# bench_mode: from BENCH (full, smoke or kernels; default full) and
+# BENCH_CLOCK (icount or wall; default icount) set MODE, CLOCK and the
+# parameters below, each overridden by the BENCH_* variable of its name
+# when that is set:
+#   ROUNDS          rounds; every workload on every topology in each
+#   DURATION OMIT   seconds of each iperf3 stream, after OMIT seconds it leaves out
+#   RR_DURATION     seconds of each sockperf ping-pong
+#   UDP_DURATION    seconds of each UDP run, each way
+#   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
+#                   reports' tables say "64 B")
+#   WORKLOADS       tcp1 tcp4 rr udp (tcp4 only on the wall clock)
+#   ISOLATE         yes: each topology alone (set up, measured, torn down,
+#                   one after the other); no: all set up at once, the
+#                   topologies interleaved in each round
+#   PROFILE         topologies profiled with perf after their last round
+#   PROFILE_PERIOD  perf's cpu-clock period in ns (icount: instructions)
+#   SCALE_N         pair counts of the scale curve (empty: none)
+#   TIMEOUT         seconds for the whole guest run
+#   APPEND          more kernel arguments (tsc=reliable: under TCG the
+#                   vCPUs' TSCs fail the kernel's sync check, and every
+#                   clock read of the stack would be an HPET access,
+#                   emulated MMIO under QEMU's global lock)
+#   ICOUNT_SHIFT SEED SMP   icount only: -icount shift (2^shift ns per
+#                   instruction), the guest's fixed random seed and RTC
+#                   (random: the host's) and vCPUs (1: see bench/README.md)
+# TOPOS, the topologies, defaults to every topology of bench/topologies
+# that the kernel has (bench_topologies).
+#
+# Modes (icount): smoke is make test's (one round, short runs, the
+# topologies interleaved); full is two rounds, the profiles, the scale
+# curve; kernels is make bench-kernels' run on each of its kernels: one
+# round of each topology alone, so that what one topology attaches (a tcx
+# link, a clsact qdisc, their static keys) is not on the path of another,
+# and the same system state on every kernel; the profiles of the paths
+# its expectations are about (those the kernel has), from which
+# bench/compare.py shows where two kernels differ.
+
+# shellcheck disable=SC2034 # the parameters are read by the scripts that source this file
+bench_mode() {
+	MODE=${BENCH:-full}
+	CLOCK=${BENCH_CLOCK:-icount}
+	local d_rounds d_duration d_omit d_rr d_udp d_workloads d_isolate=no d_profile=""
+	local d_period=50000 d_scale d_timeout
+	case $MODE/$CLOCK in
+	full/wall)
+		d_rounds=5 d_duration=5 d_omit=1 d_rr=5 d_udp=2 d_scale="10 100 1000" d_timeout=1800
+		d_profile="lo netkit-pair veth-bpf netkit-bpf" d_workloads="tcp1 tcp4 rr udp" d_period=""
+		;;
+	smoke/wall)
+		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.5 d_scale="10" d_timeout=300
+		d_workloads="tcp1 tcp4 rr udp" d_period=""
+		;;
+	full/icount)
+		d_rounds=2 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="10 100 1000" d_timeout=3600
+		d_profile="lo veth-pair netkit-pair veth-bpf netkit-bpf veth-phys netkit-phys"
+		d_workloads="tcp1 rr udp"
+		;;
+	smoke/icount)
+		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.2 d_scale="10" d_timeout=420
+		d_workloads="tcp1 rr udp"
+		;;
+	kernels/icount)
+		d_rounds=1 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=3600
+		d_workloads="tcp1 rr udp" d_isolate=yes
+		d_profile="lo veth-pair veth-bpf netkit-pair netkit-bpf netkit-phys host-phys"
+		;;
+	kernels/wall) die "BENCH=kernels compares instruction counts: it needs BENCH_CLOCK=icount" ;;
+	*/wall | */icount) die "BENCH must be full, smoke or kernels, not '$MODE'" ;;
+	*) die "BENCH_CLOCK must be icount or wall, not '$CLOCK'" ;;
+	esac
+	ROUNDS=${BENCH_ROUNDS:-$d_rounds}
+	DURATION=${BENCH_DURATION:-$d_duration}
+	OMIT=${BENCH_OMIT:-$d_omit}
+	RR_DURATION=${BENCH_RR_DURATION:-$d_rr}
+	UDP_DURATION=${BENCH_UDP_DURATION:-$d_udp}
+	UDP_SIZE=64
+	WORKLOADS=${BENCH_WORKLOADS:-$d_workloads}
+	ISOLATE=${BENCH_ISOLATE:-$d_isolate}
+	PROFILE=${BENCH_PROFILE-$d_profile}
+	PROFILE_PERIOD=${BENCH_PROFILE_PERIOD-$d_period}
+	SCALE_N=${BENCH_SCALE_N-$d_scale}
+	TIMEOUT=${BENCH_TIMEOUT:-$d_timeout}
+	APPEND=${BENCH_APPEND-tsc=reliable}
+	ICOUNT_SHIFT="" SEED="" SMP_GUEST=${SMP:-2}
+	if [ "$CLOCK" = icount ]; then
+		ICOUNT_SHIFT=${BENCH_ICOUNT_SHIFT:-0}
+		SEED=${BENCH_SEED:-1}
+		[ "$SEED" != random ] || SEED=""
+		SMP_GUEST=${BENCH_SMP:-1}
+	fi
+	local v
+	for v in ROUNDS DURATION OMIT RR_DURATION TIMEOUT; do
+		[[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a number, not '${!v}'"
+	done
+	[ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
+	[[ $UDP_DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_UDP_DURATION must be a number, not '$UDP_DURATION'"
+	[[ $PROFILE_PERIOD =~ ^[0-9]*$ ]] || die "BENCH_PROFILE_PERIOD must be a number, not '$PROFILE_PERIOD'"
+	case $ISOLATE in yes | no) ;; *) die "BENCH_ISOLATE must be yes or no, not '$ISOLATE'" ;; esac
+}
+
+# bench_topologies HAVE: the topologies of bench/topologies whose needs
+# are all in HAVE (words: netkit, tcx), in the file's order.
+bench_topologies() {
+	awk -v have=" $1 " '
+		/^#/ || NF < 3 { next }
+		{ n = split($2, need, ","); ok = 1
+		  for (i = 1; i <= n; i++) if (need[i] != "-" && index(have, " " need[i] " ") == 0) ok = 0
+		  if (ok) printf "%s%s", (k++ ? " " : ""), $1 }
+		END { print "" }' "$TOP/bench/topologies"
+}
+
+# bench_topology_needs TOPO: what TOPO needs ("-", "netkit", "netkit,tcx"),
+# empty for an unknown topology.
+bench_topology_needs() {
+	awk -v t="$1" '!/^#/ && $1 == t { print $2 }' "$TOP/bench/topologies"
+}
