@@ -104,7 +104,8 @@ for round in $(seq 1 20); do
 	skip=$(awk '!/^#/ { printf "%s,", $1 }' "$BUILD/nobuild.tsv")
 	python3 "$TOP/scripts/mutate-gen.py" schemata --tree "$MUT_TREE" --rev "$applied" --config "$config" \
 		--out "$MUT_TREE" --skip "$skip" "${specs[@]}" >"$BUILD/schemata-lines.tsv"
-	git -C "$MUT_TREE" add -- "${specs[@]%:added}"
+	# -f: Debian's top-level .gitignore ignores everything ("/*")
+	git -C "$MUT_TREE" add -f -- "${specs[@]%:added}"
 	tree=$(git -C "$MUT_TREE" write-tree)
 	if [ "$(git -C "$MUT_TREE" rev-parse "HEAD^{tree}")" != "$tree" ]; then
 		commit=$(git -C "$MUT_TREE" commit-tree "$tree" -p "$applied" -m "make mutate: mutation schemata")
