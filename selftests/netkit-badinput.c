@@ -589,6 +589,8 @@ static const struct bpf_case bpf_cases[] = {
 	{ "detach: target missing ifindex", -ENODEV, { DET, O_P, [DEV] = MISSING } },
 	{ "detach: BPF_F_AFTER|BPF_F_ID, relative_id missing", -ENOENT,
 	  { DET, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0 } },
+	{ "detach: no program, relative_fd without BPF_F_BEFORE/AFTER", -EINVAL,
+	  { DET, 0, 0, O_P } },
 
 	/* BPF_LINK_CREATE */
 	{ "link_create: socket filter program", -EINVAL, { LCR, O_S } },
