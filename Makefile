@@ -198,6 +198,7 @@ help:
 	@echo '  COV_BUILD     $(COV_BUILD)   (make coverage'"'"'s gcov build; its run in COV_RUN_DIR $(COV_RUN_DIR))'
 	@echo '  MUT_BUILD     $(MUT_BUILD)   (make mutate'"'"'s build; its worktree MUT_TREE $(MUT_TREE))'
 	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample, mutants per boot)'
+	@echo '  MUTATE_JOBS   $(MUTATE_JOBS)   (make mutate: guests at a time)'
 	@echo '  BENCH         $(BENCH)   (full, smoke or kernels; empty: full; the modes, their'
 	@echo '                BENCH_* overrides and defaults: bench/modes.sh)'
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time;'
@@ -422,7 +423,8 @@ deb-install-test: selftests
 # own), which first passes make qemu-test's run and verdict with no mutant
 # selected (MUT_BUILD/qemu-test); a sample of MUTATE_MAX drawn with
 # MUTATE_SEED, each judged by the tests of its area in QEMU,
-# MUTATE_PER_BOOT per boot; the report in MUT_BUILD/mutate-report.md.
+# MUTATE_PER_BOOT per boot, MUTATE_JOBS guests at a time; the report in
+# MUT_BUILD/mutate-report.md.
 # Needs make coverage's data (of the default set). Slow: not part of make
 # test.
 COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
@@ -432,7 +434,8 @@ MUT_TREE ?= $(NETKIT_CACHE)/mutate/linux
 MUTATE_SEED ?= 1
 MUTATE_MAX ?= 240
 MUTATE_PER_BOOT ?= 10
-COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT
+MUTATE_JOBS ?= $(shell nproc)
+COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT MUTATE_JOBS
 NETKIT_EXPORTS += $(COVERAGE_EXPORTS)
 export $(COVERAGE_EXPORTS)
 .PHONY: coverage mutate

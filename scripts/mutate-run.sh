@@ -4,8 +4,9 @@
 # mutants that do not build and those on lines that make coverage never
 # ran (no boot for them), then boots the schemata kernel again and again
 # through scripts/run-qemu.sh, each boot with qemu/mutate-init as /init and
-# a plan of up to MUTATE_PER_BOOT mutants (scripts/mutate.py plan), until
-# every mutant of the sample has its verdict; then writes the report
+# a plan of up to MUTATE_PER_BOOT mutants (scripts/mutate.py plan),
+# MUTATE_JOBS guests at a time (default: the host's CPUs), until every
+# mutant of the sample has its verdict; then writes the report
 # (scripts/mutate.py report) to $BUILD/mutate-report.md.
 #
 # The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
@@ -46,6 +47,7 @@ set -euo pipefail
 MUTATE_SEED=${MUTATE_SEED:-1}
 MUTATE_MAX=${MUTATE_MAX:-240}
 MUTATE_PER_BOOT=${MUTATE_PER_BOOT:-10}
+MUTATE_JOBS=${MUTATE_JOBS:-$(nproc)}
 KBUILD_OUT=$BUILD/kernel
 BZ=$KBUILD_OUT/arch/x86/boot/bzImage
 INITRD=$BUILD/initramfs.cpio
@@ -131,43 +133,73 @@ msg "sample (MUTATE_SEED=$MUTATE_SEED, MUTATE_MAX=$MUTATE_MAX): $(($(wc -l <"$BU
 	"$(awk -F'\t' '$9 == "nobuild"' "$BUILD/sample.tsv" | wc -l) do not build," \
 	"$(awk -F'\t' '$9 == "notexec"' "$BUILD/sample.tsv" | wc -l) never executed by make coverage; verdicts in $results"
 
-boot=0 t0=$(date +%s)
-while :; do
-	dir=$BUILD/boot
-	rm -rf "$dir"
-	mkdir -p "$dir/root/etc/netkit-6.1"
-	printf '%s\n' "$KERNEL_SPLAT_RE" >"$dir/root/etc/netkit-6.1/kernel-splat-re"
-	for a in netkit tcx; do
-		cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
+# guest_loop SLOT SLOTS [MAX]: boot the schemata kernel again and again,
+# each boot with the next plan of guest SLOT of SLOTS (mutate.py plan
+# --slot: every SLOTS-th mutant to run), until the slot has none left or
+# after MAX boots; the number of boots in $BUILD/boot-SLOT.count. With no
+# baseline yet, the plan is the baseline.
+guest_loop() {
+	local slot=$1 slots=$2 max=${3:-0} dir=$BUILD/boot-$1 boot=0 plan cmdline limit done_n
+	while [ "$max" -eq 0 ] || [ "$boot" -lt "$max" ]; do
+		rm -rf "$dir"
+		mkdir -p "$dir/root/etc/netkit-6.1"
+		printf '%s\n' "$KERNEL_SPLAT_RE" >"$dir/root/etc/netkit-6.1/kernel-splat-re"
+		for a in netkit tcx; do
+			cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
+		done
+		plan=$(python3 "$TOP/scripts/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
+			--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir" --slot "$slot" --slots "$slots")
+		[ "$plan" != "done" ] || break
+		IFS=$'\t' read -r cmdline limit <<<"$plan"
+		cp "$dir/plan" "$dir/root/etc/netkit-6.1/mutate-plan"
+		cp "$dir/tests" "$dir/root/etc/netkit-6.1/mutate-tests"
+		install -m 0755 "$TOP/qemu/mutate-init" "$dir/root/mutate-init"
+		boot=$((boot + 1))
+		echo "$boot" >"$BUILD/boot-$slot.count"
+		done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
+		msg "guest $slot boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
+		# A run directory of run-qemu.sh's (console.log, result, its record
+		# qemu), with the guest's files in EXTRA_ROOT instead of a selection
+		# record. run-qemu.sh fails only when QEMU could not run; how the boot
+		# ended (finished, timeout, boot-timeout) is in $dir/qemu.
+		BOOT_STEP=mutate-boot-$slot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" EXTRA_ROOT="$dir/root" \
+			CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
+			"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
+			die "guest $slot boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
+		# guests that run at once append to the same results file
+		flock "$results.lock" python3 "$TOP/scripts/mutate.py" collect --sample "$BUILD/sample.tsv" \
+			--results "$results" --dir "$dir" --status "$(run_status "$dir")" --splat-re "$KERNEL_SPLAT_RE" ||
+			die "guest $slot boot $boot: no verdict; see $dir/run-qemu.log, $dir/console.log and $dir/result"
+		# the last boot's files stay for a look; a boot with a crash is kept
+		# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
+		if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
+			rm -rf "$BUILD/boot-crash-$slot-$boot" && cp -a "$dir" "$BUILD/boot-crash-$slot-$boot"
+			rm -f "$BUILD/boot-crash-$slot-$boot/boot.cpio"
+		fi
 	done
-	plan=$(python3 "$TOP/scripts/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
-		--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir")
-	[ "$plan" != "done" ] || break
-	IFS=$'\t' read -r cmdline limit <<<"$plan"
-	cp "$dir/plan" "$dir/root/etc/netkit-6.1/mutate-plan"
-	cp "$dir/tests" "$dir/root/etc/netkit-6.1/mutate-tests"
-	install -m 0755 "$TOP/qemu/mutate-init" "$dir/root/mutate-init"
-	boot=$((boot + 1))
-	done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
-	msg "boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
-	# A run directory of run-qemu.sh's (console.log, result, its record
-	# qemu), with the guest's files in EXTRA_ROOT instead of a selection
-	# record. run-qemu.sh fails only when QEMU could not run; how the boot
-	# ended (finished, timeout, boot-timeout) is in $dir/qemu.
-	BOOT_STEP=mutate-boot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" EXTRA_ROOT="$dir/root" \
-		CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
-		"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
-		die "boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
-	python3 "$TOP/scripts/mutate.py" collect --sample "$BUILD/sample.tsv" --results "$results" --dir "$dir" \
-		--status "$(run_status "$dir")" --splat-re "$KERNEL_SPLAT_RE" ||
-		die "boot $boot: no verdict; see $dir/run-qemu.log, $dir/console.log and $dir/result"
-	# the last boot's files stay for a look; a boot with a crash is kept
-	# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
-	if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
-		rm -rf "$BUILD/boot-crash-$boot" && cp -a "$dir" "$BUILD/boot-crash-$boot"
-		rm -f "$BUILD/boot-crash-$boot/boot.cpio"
-	fi
+}
+
+# The baseline first (one guest), then MUTATE_JOBS guests at a time:
+# each QEMU is one vCPU, one host CPU (TCG); the verdicts do not depend on
+# how many run beside it (each test's limit is 4x its baseline time).
+t0=$(date +%s)
+rm -f "$BUILD"/boot-*.count
+if ! awk -F'\t' '$1 == 0 && $2 == "survived" { found = 1 } END { exit !found }' "$results"; then
+	msg "the baseline: every test once with no mutant selected"
+	guest_loop 0 1 1
+	mv "$BUILD/boot-0.count" "$BUILD/boot-baseline.count"
+fi
+pids=()
+for slot in $(seq 0 $((MUTATE_JOBS - 1))); do
+	guest_loop "$slot" "$MUTATE_JOBS" &
+	pids+=("$!")
 done
+rc=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || rc=1
+done
+[ "$rc" -eq 0 ] || die "a guest's loop stopped (above); the verdicts so far are in $results, a new make mutate goes on from there"
+boot=$(cat "$BUILD"/boot-*.count 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
 secs=$(($(date +%s) - t0))
 report=$BUILD/mutate-report.md
 python3 "$TOP/scripts/mutate.py" report --sample "$BUILD/sample.tsv" --results "$results" --equivalent "$EQUIV" \

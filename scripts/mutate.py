@@ -27,8 +27,10 @@ plan: the next boot: up to --per-boot pending mutants (an __init one only
 first, alone: it is selected on the command line) into D/plan, the tests
 into D/tests in the order of the kills so far per second of the
 baseline's time (cheap killers first), each with its limit (4x its
-baseline time + 30 s); prints "CMDLINE TIMEOUT" for the boot. With no
-baseline yet, the plan is the baseline: mutant 0, every test.
+baseline time + 30 s). With --slots N guests at a time, guest --slot K
+takes every Nth mutant to run from the Kth. Prints "CMDLINE TIMEOUT"
+for the boot. With no baseline yet, the plan is the baseline: mutant 0,
+every test.
 
 collect: reads D/result (the guest's MUT lines) and D/console.log after
 a boot that ended with --status (scripts/run-qemu.sh's record: finished,
@@ -242,7 +244,8 @@ def cmd_plan(a):
     else:
         done = final(results)
         retries = collections.Counter(r['id'] for r in results if r['verdict'] == 'retry')
-        pending = [m for m in sample if m['class'] == 'run' and
+        runs = [m for m in sample if m['class'] == 'run']
+        pending = [m for i, m in enumerate(runs) if i % a.slots == a.slot and
                    (int(m['id']) not in done or done[int(m['id'])]['verdict'] == 'retry')]
         if not pending:
             print('done')
@@ -353,9 +356,9 @@ def cmd_collect(a):
     if not started:
         raise SystemExit(f'mutate: the guest started no mutant (plan {plan[:3]}...); '
                          f'console {os.path.join(a.dir, "console.log")}, result {os.path.join(a.dir, "result")}')
+    # one write: guests that run at once append to the same file
     with open(a.results, 'a') as f:
-        for r in out:
-            f.write('\t'.join(str(x) for x in r).replace('\n', ' ') + '\n')
+        f.write(''.join('\t'.join(str(x) for x in r).replace('\n', ' ') + '\n' for r in out))
     for r in out:
         if r[1] != 'test':
             m = sample.get(str(r[0]), {})
@@ -475,6 +478,8 @@ def main():
     p.add_argument('--tests', required=True)
     p.add_argument('--per-boot', type=int, default=10)
     p.add_argument('--dir', required=True)
+    p.add_argument('--slot', type=int, default=0)
+    p.add_argument('--slots', type=int, default=1)
     p = sub.add_parser('collect')
     p.add_argument('--sample')
     p.add_argument('--results', required=True)
