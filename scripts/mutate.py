@@ -436,10 +436,13 @@ def cmd_report(a):
       f' | {score(totals)} |\n\n')
     ran = totals['killed'] + totals['timeout'] + totals['survived']
     n_eq = sum(1 for s in surv if s[2])
+    no_eq = collections.Counter(totals)
+    no_eq['survived'] -= n_eq
     w(f"mutate: {sum(totals.values())} mutants: {totals['killed']} killed, {totals['timeout']} timed out, "
       f"{totals['survived']} survived ({n_eq} argued equivalent), {totals['nobuild']} do not build, "
       f"{totals['notexec']} not executed, {pending} pending; "
-      f"score {score(totals)} of {ran} that build and ran\n\n")
+      f"score {score(totals)} of {ran} that build and ran, "
+      f"{score(no_eq)} of the {ran - n_eq} not argued equivalent\n\n")
     if surv:
         w('Survivors (file:line operator: original -> mutated; killed by nothing'
           '; equivalence argument if any):\n\n')
