@@ -1159,6 +1159,17 @@ static __u32 fz_v_rel(struct fz *f, __u32 flags, int valid)
 	return flags & BPF_F_ID ? f->prog_ids[i] : (__u32)f->progs[i];
 }
 
+/* Whether byte p is in one of the n u64 fields q[0..n-1] point to. */
+static int fz_in_ptrs(__u64 *const *q, int n, const char *p)
+{
+	int j;
+
+	for (j = 0; j < n; j++)
+		if (p >= (const char *)q[j] && p < (const char *)(q[j] + 1))
+			return 1;
+	return 0;
+}
+
 static int fz_bpf(struct fz *f, int kind)
 {
 	static const int cmd[K_MAX] = {
@@ -1224,9 +1235,17 @@ static int fz_bpf(struct fz *f, int kind)
 		a->link_detach.link_fd = chance(valid) ? f->links[rn(NLINKS)] : fz_fd(f);
 		break;
 	}
-	/* CHECK_ATTR and the attr size */
-	if (chance(5))
-		buf[rn(sizeof(*a))] = rnd();
+	/* CHECK_ATTR and the attr size. A query's array pointers stay as
+	 * chosen above (null, bad or ours): a byte changed in one could make
+	 * it point into this program's own memory, which the kernel would
+	 * then overwrite with program ids (seen: a jump to 0x00000d3100000000).
+	 */
+	if (chance(5)) {
+		i = rn(sizeof(*a));
+		if (kind != K_QUERY ||
+		    !fz_in_ptrs(qp, sizeof(qp) / sizeof(qp[0]), buf + i))
+			buf[i] = rnd();
+	}
 	if (chance(3))
 		size = rn(sizeof(*a) + 1);
 	else if (chance(3))
