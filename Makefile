@@ -32,7 +32,7 @@ AM_TREE := $(NETKIT_CACHE)/cut/am-worktree
 endif
 # Targets that work on the whole series refuse a cut.
 ifneq ($(CUT),)
-WHOLE_SERIES_GOALS := check test check-bisect check-positions cover-letter mbox regress regress-base abi-report
+WHOLE_SERIES_GOALS := check test check-bisect check-positions cover-letter mbox regress regress-base abi-report coverage mutate
 ifneq ($(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)),)
 $(error make $(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
@@ -148,6 +148,12 @@ help:
 	@echo '              modules and a DKMS module, removes and reinstalls them (slow; BUILD/deb-install)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
+	@echo '  coverage    qemu-test on a gcov kernel (T, default: the default set; run in COV_RUN_DIR, judged'
+	@echo '              by verdict.sh), then lcov'"'"'s line and branch coverage: HTML and summary in'
+	@echo '              COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
+	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel that first passes'
+	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; MUTATE_SEED,'
+	@echo '              MUTATE_MAX; MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/<mode> (BENCH=smoke: one short round, N=10)'
 	@echo '  bench-kernels  the bench on the unpatched base, the series and mainline 6.12, one'
@@ -189,6 +195,10 @@ help:
 	@echo '  DEBUG         $(DEBUG)   (1: debug kernel, configs/debug.config, in NETKIT_CACHE/build-debug)'
 	@echo '  KCONFIG       $(KCONFIG)   (debian: Debian'"'"'s cloud config, tested modules as modules, in NETKIT_CACHE/build-debian)'
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/; a patch: up to it; in NETKIT_CACHE/cut)'
+	@echo '  COV_BUILD     $(COV_BUILD)   (make coverage'"'"'s gcov build; its run in COV_RUN_DIR $(COV_RUN_DIR))'
+	@echo '  MUT_BUILD     $(MUT_BUILD)   (make mutate'"'"'s build; its worktree MUT_TREE $(MUT_TREE))'
+	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample, mutants per boot)'
+	@echo '  MUTATE_JOBS   $(MUTATE_JOBS)   (make mutate: guests at a time)'
 	@echo '  BENCH         $(BENCH)   (full, smoke or kernels; empty: full; the modes, their'
 	@echo '                BENCH_* overrides and defaults: bench/modes.sh)'
 	@echo '  BENCH_CLOCK   $(BENCH_CLOCK)   (icount: guest clock = instructions, 1 vCPU; wall: host time;'
@@ -396,6 +406,57 @@ deb-install-test: selftests
 	@scripts/debian-verdict.sh reinstall
 	@scripts/debian-stage.sh netkit netkit-reinstalled
 	@scripts/debian-verdict.sh netkit netkit-reinstalled
+
+# make coverage: a make qemu-test run on a gcov kernel, in a BUILD and run
+# directory of its own. The test kernel with gcov for the objects of
+# configs/coverage.objects (GCOV_PROFILE_<object>.o=y on kbuild's command
+# line) in COV_BUILD, its selftests and initramfs; T resolved into
+# COV_RUN_DIR/selection (default: the default set); the run with the
+# counters sent out of the guest (scripts/coverage-run.sh:
+# scripts/run-qemu.sh with qemu/gcov-dump), judged by scripts/verdict.sh
+# as any run; then lcov's line and branch coverage: HTML report and
+# summary in COV_BUILD/coverage; every unrun line of netkit.c, mprog.c and
+# tcx.c explained in selftests/coverage-unrun.txt. Slow: not part of make
+# test.
+# make mutate: every mutant of scripts/mutate-gen.py compiled into one
+# kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
+# own), which first passes make qemu-test's run and verdict with no mutant
+# selected (MUT_BUILD/qemu-test); a sample of MUTATE_MAX drawn with
+# MUTATE_SEED, each judged by the tests of its area in QEMU,
+# MUTATE_PER_BOOT per boot, MUTATE_JOBS guests at a time; the report in
+# MUT_BUILD/mutate-report.md.
+# Needs make coverage's data (of the default set). Slow: not part of make
+# test.
+COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
+COV_RUN_DIR ?= $(COV_BUILD)/qemu-test
+MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate
+MUT_TREE ?= $(NETKIT_CACHE)/mutate/linux
+MUTATE_SEED ?= 1
+MUTATE_MAX ?= 240
+MUTATE_PER_BOOT ?= 10
+MUTATE_JOBS ?= $(shell nproc)
+COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT MUTATE_JOBS
+NETKIT_EXPORTS += $(COVERAGE_EXPORTS)
+export $(COVERAGE_EXPORTS)
+.PHONY: coverage mutate
+ifneq ($(filter coverage mutate,$(MAKECMDGOALS)),)
+ifneq ($(DEBUG)$(filter debian,$(KCONFIG)),)
+$(error make coverage and make mutate use the test config; run them without DEBUG= and KCONFIG=)
+endif
+endif
+coverage: apply
+	@scripts/install-deps.sh coverage
+	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
+	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
+	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/select-tests.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-run.sh
+	@BUILD='$(COV_BUILD)' scripts/verdict.sh '$(COV_RUN_DIR)'
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-report.sh
+
+mutate: coverage
+	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/mutate-tree.sh
+	@BUILD='$(MUT_BUILD)' scripts/mutate-run.sh
 
 cover-letter: apply
 	@scripts/cover-letter.sh

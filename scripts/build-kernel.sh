@@ -11,9 +11,9 @@
 #           configs/debian-boot.modules (localmodconfig); its modules
 #           installed into $BUILD/modules
 # Every configs/*.config belongs to one of these lists (or to
-# OTHER_FRAGMENTS, those the Makefile passes in EXTRA_CONFIGS:
-# debug.config, mainline.config); a fragment in configs/ that none names
-# stops the build, so that a new file is not silently left out.
+# OTHER_FRAGMENTS, those the Makefile or a script adds through
+# EXTRA_CONFIGS); a fragment in configs/ that none names stops the build,
+# so that a new file is not silently left out.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,7 +33,10 @@ read -r -a extra <<<"${EXTRA_CONFIGS:-}"
 # selftests config as SELFTESTS_CONFIG (configs/mainline.config says why).
 TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
 DEBIAN_FRAGMENTS=(debian.config faultinject.config)
-OTHER_FRAGMENTS=(debug.config mainline.config)
+# Also added through EXTRA_CONFIGS, each on top of TEST_FRAGMENTS: make
+# coverage's gcov kernel (scripts/coverage-kernel.sh) and make mutate's
+# schemata kernel (scripts/mutate-tree.sh).
+OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
 	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # distclean: remove what the harness keeps in $NETKIT_CACHE - the unpacked
-# tree, the worktree the series is applied in, the build directories (the
-# normal one, DEBUG=1's, KCONFIG=debian's, check-configs', the cut's and
-# the base's of make regress) and the ccache - one known path at a time,
+# tree, the worktrees the series is applied in and make mutate's, the build
+# directories (the normal one, DEBUG=1's, KCONFIG=debian's,
+# check-configs', the cut's, the base's of make regress, make coverage's
+# and make mutate's) and the ccache - one known path at a time,
 # never the directory wholesale.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -14,10 +15,12 @@ if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
 fi
 for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
 	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
-	"$NETKIT_CACHE/am-worktree" "$TREE" "$NETKIT_CACHE/ccache"; do
+	"$NETKIT_CACHE/am-worktree" "${COV_BUILD:-$NETKIT_CACHE/build-coverage}" \
+	"${MUT_BUILD:-$NETKIT_CACHE/build-mutate}" "${MUT_TREE:-$NETKIT_CACHE/mutate/linux}" \
+	"$TREE" "$NETKIT_CACHE/ccache"; do
 	[ -e "$d" ] || continue
 	msg "removing $d"
 	rm -rf "$d"
 done
-rmdir "$NETKIT_CACHE" 2>/dev/null || true
+rmdir "$NETKIT_CACHE/mutate" "$NETKIT_CACHE" 2>/dev/null || true
 step_done "done"

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# deps [bench|debian]: install the Debian packages the pipeline needs (or, with
-# "bench" or "debian", what make bench or make deb-install-test needs on
-# top), nothing else. Only packages that
-# are missing are installed; without apt-get, or without root/sudo, the
-# missing packages are named and the step fails.
+# deps [bench|debian|coverage]: install the Debian packages the pipeline
+# needs (or, with "bench", "debian" or "coverage", what make bench, make
+# deb-install-test or make coverage needs on top), nothing else. Only
+# packages that are missing are installed; without apt-get, or without
+# root/sudo, the missing packages are named and the step fails.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -36,7 +36,13 @@ debian)
 	name=debian-deps
 	PACKAGES=(mmdebstrap e2fsprogs qemu-system-x86)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|debian]" ;;
+coverage)
+	# lcov (geninfo, genhtml) for make coverage's tracefile and HTML
+	# report; gcov itself comes with gcc.
+	name=coverage-deps
+	PACKAGES=(lcov)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage]" ;;
 esac
 
 step "$name"

@@ -87,9 +87,11 @@ hash_of() {
 # our Makefile, MAKELEVEL > 0 would make the selftests' lib.mk leave OUTPUT
 # empty, and names like TREE or BUILD must not leak into kbuild. The names
 # are the Makefile's NETKIT_EXPORTS, the one list of what it exports (run
-# by hand, a script has only what its caller set).
+# by hand, a script has only what its caller set); KBUILD_VARS
+# (kbuild_setup) goes onto kbuild's command line, not into its
+# environment.
 submake() {
-	local v unset=(-u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u NETKIT_EXPORTS)
+	local v unset=(-u MAKELEVEL -u MAKEFLAGS -u MFLAGS -u MAKEOVERRIDES -u NETKIT_EXPORTS -u KBUILD_VARS)
 	for v in ${NETKIT_EXPORTS:-}; do
 		unset+=(-u "$v")
 	done
@@ -176,6 +178,12 @@ kbuild_setup() {
 	# 498 BPF objects for a comment change (measured 2026-12-04).
 	export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
 	KMAKE=(submake -C "$TREE" O="$1" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+	# KBUILD_VARS: more make variables for kbuild, as NAME=VALUE words
+	# (make coverage: the GCOV_PROFILE_<object>.o=y of the objects it
+	# profiles, so that no Makefile of the tree is edited).
+	local kv
+	read -r -a kv <<<"${KBUILD_VARS:-}"
+	KMAKE+=("${kv[@]}")
 	# Debian's kernel is released as what its config says (6.1.y-netkit),
 	# without the "+" kbuild appends for a git tree past its tag.
 	[ "${KCONFIG:-test}" != debian ] || KMAKE+=(LOCALVERSION=)

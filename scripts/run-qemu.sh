@@ -44,7 +44,9 @@ RECORD=$RUN_DIR/qemu
 # initramfs, files added to it (EXTRA_ROOT, a directory), their own
 # console and result files, the line their /init prints first (BOOT_MARK)
 # and their own step name; QUIET_KERNEL=1 streams the console without
-# the kernel's messages. They have no selection record.
+# the kernel's messages. They have no selection record. GUEST_EXTRA, a
+# directory, adds files to the test guest's own root, next to its
+# selection (make coverage: qemu/gcov-dump, scripts/coverage-run.sh).
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 
@@ -81,6 +83,7 @@ mkdir -p "$args_dir/root/etc/netkit-6.1" "$RUN_DIR"
 if [ -z "${EXTRA_ROOT:-}" ]; then
 	[ -f "$SELECTION" ] || die "no selection record at $SELECTION; run: scripts/select-tests.sh (make qemu-test does)"
 	cp "$SELECTION" "$args_dir/root/etc/netkit-6.1/selection"
+	[ -z "${GUEST_EXTRA:-}" ] || cp -a "$GUEST_EXTRA/." "$args_dir/root/"
 else
 	cp -a "$EXTRA_ROOT/." "$args_dir/root/"
 fi

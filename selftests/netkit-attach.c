@@ -4,11 +4,17 @@
  *
  *   netkit-attach DEV primary|peer link PINPATH
  *   netkit-attach DEV primary|peer prog
+ *   netkit-attach DEV primary|peer redirect IFINDEX
+ *   netkit-attach fdinfo PINPATH
  *
  * "link" creates a netkit BPF link (BPF_LINK_CREATE) and pins it at
  * PINPATH so that it outlives this process; "prog" attaches with
- * BPF_PROG_ATTACH, which needs no pin. The program, named nk_pass,
- * returns NETKIT_NEXT. bpftool cannot attach netkit programs, so the
+ * BPF_PROG_ATTACH, which needs no pin. "redirect" attaches (as "prog")
+ * a program named nk_redirect that returns bpf_redirect(IFINDEX, 0): the
+ * device's packets leave through IFINDEX's egress. "fdinfo" prints what
+ * /proc/self/fdinfo shows for the object pinned at PINPATH (a netkit or
+ * tcx link's device and attach type). The other programs, named nk_pass,
+ * return NETKIT_NEXT. bpftool cannot attach netkit programs, so the
  * guest's bpftool test uses this, with raw bpf(2) calls only.
  */
 #define _GNU_SOURCE
@@ -28,23 +34,63 @@ static void die(const char *what)
 	exit(1);
 }
 
+/* "r1 = to; r2 = 0; call bpf_redirect; exit", attached at ifindex. */
+static void attach_redirect(int ifindex, int type, int to)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1,
+		  .imm = to },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+	int fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
+	attr.expected_attach_type = type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "nk_redirect");
+	fd = nk_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0)
+		die("BPF_PROG_LOAD");
+	if (nk_prog_attach(ifindex, type, fd, 0, 0, 0, 0))
+		die("BPF_PROG_ATTACH");
+}
+
 int main(int argc, char **argv)
 {
 	int ifindex, type;
 	const char *failed;
 
+	if (argc == 3 && !strcmp(argv[1], "fdinfo")) {
+		if (nk_pinned_fdinfo(argv[2]))
+			die(argv[2]);
+		return 0;
+	}
 	if (argc < 4 || (strcmp(argv[2], "primary") && strcmp(argv[2], "peer")) ||
 	    (!strcmp(argv[3], "link") && argc != 5) ||
 	    (!strcmp(argv[3], "prog") && argc != 4) ||
-	    (strcmp(argv[3], "link") && strcmp(argv[3], "prog"))) {
+	    (!strcmp(argv[3], "redirect") && argc != 5) ||
+	    (strcmp(argv[3], "link") && strcmp(argv[3], "prog") &&
+	     strcmp(argv[3], "redirect"))) {
 		fprintf(stderr, "usage: %s DEV primary|peer link PINPATH\n"
-			"       %s DEV primary|peer prog\n", argv[0], argv[0]);
+			"       %s DEV primary|peer prog\n"
+			"       %s DEV primary|peer redirect IFINDEX\n"
+			"       %s fdinfo PINPATH\n", argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	ifindex = if_nametoindex(argv[1]);
 	if (!ifindex)
 		die(argv[1]);
 	type = strcmp(argv[2], "primary") ? BPF_NETKIT_PEER : BPF_NETKIT_PRIMARY;
+	if (!strcmp(argv[3], "redirect")) {
+		attach_redirect(ifindex, type, atoi(argv[4]));
+		return 0;
+	}
 
 	failed = nk_attach(ifindex, type, NETKIT_NEXT, "nk_pass",
 			   strcmp(argv[3], "link") ? NULL : argv[4]);

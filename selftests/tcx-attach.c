@@ -5,12 +5,18 @@
  *
  *   tcx-attach DEV ingress|egress pass|drop link PINPATH
  *   tcx-attach DEV ingress|egress pass|drop prog
+ *   tcx-attach IFINDEX ingress|egress detach
+ *   tcx-attach fdinfo PINPATH
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
  * which needs no pin. The program, named tcx_pass or tcx_drop, returns
- * TCX_NEXT or TCX_DROP. 6.1's iproute2 and bpftool cannot attach tcx
- * programs, so the guest's tcx test uses this, with raw bpf(2) calls only.
+ * TCX_NEXT or TCX_DROP. "detach" detaches the hook's last program
+ * (BPF_PROG_DETACH without a program) from the device of that ifindex,
+ * which may be gone. "fdinfo" prints what /proc/self/fdinfo shows for
+ * the link pinned at PINPATH (its device and attach type). 6.1's iproute2
+ * and bpftool cannot attach tcx programs, so the guest's tcx test uses
+ * this, with raw bpf(2) calls only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +37,9 @@ static void die(const char *what)
 static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s DEV ingress|egress pass|drop link PINPATH\n"
-		"       %s DEV ingress|egress pass|drop prog\n", argv0, argv0);
+		"       %s DEV ingress|egress pass|drop prog\n"
+		"       %s IFINDEX ingress|egress detach\n"
+		"       %s fdinfo PINPATH\n", argv0, argv0, argv0, argv0);
 	return 2;
 }
 
@@ -40,6 +48,18 @@ int main(int argc, char **argv)
 	int ifindex, type, drop;
 	const char *failed;
 
+	if (argc == 3 && !strcmp(argv[1], "fdinfo")) {
+		if (nk_pinned_fdinfo(argv[2]))
+			die(argv[2]);
+		return 0;
+	}
+	if (argc == 4 && !strcmp(argv[3], "detach") &&
+	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress"))) {
+		type = strcmp(argv[2], "ingress") ? BPF_TCX_EGRESS : BPF_TCX_INGRESS;
+		if (nk_prog_detach(atoi(argv[1]), type, 0, 0, 0, 0))
+			die("BPF_PROG_DETACH");
+		return 0;
+	}
 	if (argc < 5 || (strcmp(argv[2], "ingress") && strcmp(argv[2], "egress")) ||
 	    (strcmp(argv[3], "pass") && strcmp(argv[3], "drop")) ||
 	    !((!strcmp(argv[4], "link") && argc == 6) ||

@@ -7,7 +7,9 @@
 # (followup/0012, followup/0021), that 'bpftool cgroup show' does not take
 # netkit programs for cgroup ones when a netkit ifindex equals the cgroup fd
 # (b69d4413aa19), and that 'bpftool feature list_builtins' lists the netkit
-# attach and link types past 6.1's unnamed gaps.
+# attach and link types past 6.1's unnamed gaps. Besides bpftool: what a
+# netkit link's fdinfo says (its device and attach type, the device
+# gone once it is deleted) and ethtool -i's driver name.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -16,10 +18,11 @@
 . "$(dirname "$0")/lib.sh"
 
 PIN=/sys/fs/bpf/bpftool_netkit_link
+PIN_PEER=/sys/fs/bpf/bpftool_netkit_peer_link
 
 cleanup() {
 	ip link del nkb1 2>/dev/null
-	rm -f "$PIN"
+	rm -f "$PIN" "$PIN_PEER"
 }
 
 if ! netkit-pair nkb1 nkb0 l2 pass pass ||
@@ -54,6 +57,25 @@ expect_match "net show -j: primary" \
 	"\\{\"devname\":\"nkb1\",\"ifindex\":$idx,\"kind\":\"netkit/primary\",\"name\":\"nk_pass\",\"prog_id\":[0-9]+,\"prog_flags\":\\[\\],\"link_id\":[0-9]+,\"link_flags\":\\[\\]\\}" "$out"
 expect_match "net show -j: peer" \
 	"\\{\"devname\":\"nkb1\",\"ifindex\":$idx,\"kind\":\"netkit/peer\",\"name\":\"nk_pass\",\"prog_id\":[0-9]+,\"prog_flags\":\\[\\],\"link_id\":0,\"link_flags\":\\[\\]\\}" "$out"
+
+# The links' fdinfo: the ifindex of the device the link is on (a peer
+# link's is the peer) and the attach type, by number (uapi:
+# BPF_NETKIT_PRIMARY 54, BPF_NETKIT_PEER 55) and by name.
+out=$(netkit-attach fdinfo "$PIN")
+expect "fdinfo of the primary link" $?
+expect_match "fdinfo: the primary link's device" "^ifindex:	$idx\$" "$out"
+expect_match "fdinfo: the primary link's attach type" '^attach_type:	54 \(primary\)$' "$out"
+netkit-attach nkb1 peer link "$PIN_PEER"
+expect "a peer link next to the peer program" $?
+out=$(netkit-attach fdinfo "$PIN_PEER")
+expect_match "fdinfo: the peer link's device, the peer" \
+	"^ifindex:	$(cat /sys/class/net/nkb0/ifindex)\$" "$out"
+expect_match "fdinfo: the peer link's attach type" '^attach_type:	55 \(peer\)$' "$out"
+rm -f "$PIN_PEER"
+
+out=$(ethtool -i nkb1)
+expect "ethtool -i exits 0" $?
+expect_match "ethtool -i: the driver is netkit" '^driver: netkit$' "$out"
 
 # bpftool cgroup queries every cgroup attach type; the netkit types must
 # not make it fail.
@@ -124,6 +146,9 @@ ip link del nkb1
 out=$(bpftool link show pinned "$PIN")
 expect_match "link show after the device is gone" \
 	'^	ifindex \(detached\)  attach_type netkit_primary' "$out"
+out=$(netkit-attach fdinfo "$PIN")
+expect_match "fdinfo after the device is gone: ifindex 0" '^ifindex:	0$' "$out"
+expect_match "fdinfo after the device is gone: still primary" '^attach_type:	54 \(primary\)$' "$out"
 
 cleanup
 exit "$fail"

@@ -75,5 +75,24 @@ expect_ge "drop peer tx dropped" "$(counter "$NS" nkd0 tx dropped)" $((d_drop + 
 [ "$(counter "$NS" nkd0 tx packets)" = "$d_tx" ]
 expect "drop peer tx packets unchanged ($d_tx)" $?
 
+# Pair 1 again, with a program at the primary that redirects to the
+# egress of a veth: the echo requests leave through the veth (its other
+# end receives them), count as the primary's tx and never reach the
+# peer (no reply). The program runs with the packet already on the peer:
+# the target is a device of the peer's namespace.
+ip -n "$NS" link add nkrv0 type veth peer name nkrv1 &&
+	ip -n "$NS" link set nkrv0 up && ip -n "$NS" link set nkrv1 up &&
+	netkit-attach nks1 primary redirect "$(ip netns exec "$NS" cat /sys/class/net/nkrv0/ifindex)"
+expect "a redirect program at the primary, to a veth of the peer's namespace" $?
+p_tx=$(counter - nks1 tx packets)
+v_rx=$(counter "$NS" nkrv1 rx packets)
+q_rx=$(counter "$NS" nks0 rx packets)
+! ping -c 5 -i 0.2 -W 1 10.99.0.2 >/dev/null 2>&1
+expect "ping across the redirecting pair fails" $?
+expect_ge "redirected: primary tx packets" "$(counter - nks1 tx packets)" $((p_tx + 5))
+expect_ge "redirected: the veth's other end received them" "$(counter "$NS" nkrv1 rx packets)" $((v_rx + 5))
+[ "$(counter "$NS" nks0 rx packets)" = "$q_rx" ]
+expect "redirected: peer rx packets unchanged ($q_rx)" $?
+
 cleanup
 exit "$fail"

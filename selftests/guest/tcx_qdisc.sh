@@ -8,9 +8,10 @@
 # a0671125d4f5); deleting the device must leave the links defunct and free
 # every program once the last reference is gone (079082c60aff). bpftool
 # must show the tcx programs in mainline's format (57c61da8bff4,
-# e16e6c6df475). Leaks and splats are the debug kernel's verdict
-# (make qemu-test DEBUG=1); here a program that outlives its last
-# reference fails the test.
+# e16e6c6df475), and a tcx link's fdinfo its device and attach type (the
+# device gone once it is deleted). Leaks and splats are the debug
+# kernel's verdict (make qemu-test DEBUG=1); here a program that outlives
+# its last reference fails the test.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -21,6 +22,7 @@
 NS=tcxq
 PIN_PASS=/sys/fs/bpf/tcx_qdisc_pass
 PIN_DROP=/sys/fs/bpf/tcx_qdisc_drop
+PIN_EGRESS=/sys/fs/bpf/tcx_qdisc_egress
 
 setup() {
 	ip netns add "$NS" &&
@@ -31,7 +33,7 @@ setup() {
 cleanup() {
 	ip link del tcq0 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
-	rm -f "$PIN_PASS" "$PIN_DROP"
+	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS"
 }
 
 reaches() { # the peer answers pings (both directions cross tcq0)
@@ -87,6 +89,19 @@ expect_match "link show: tcx link type" '^[0-9]+: tcx  prog [0-9]+' "$out"
 expect_match "link show: device and attach type" \
 	"^	ifindex tcq0\\($idx\\)  attach_type tcx_ingress" "$out"
 
+# The links' fdinfo: the device's ifindex and the attach type, by number
+# (uapi: BPF_TCX_INGRESS 46, BPF_TCX_EGRESS 47) and by name.
+out=$(tcx-attach fdinfo "$PIN_PASS")
+expect "fdinfo of the ingress link" $?
+expect_match "fdinfo: the ingress link's device" "^ifindex:	$idx\$" "$out"
+expect_match "fdinfo: the ingress link's attach type" '^attach_type:	46 \(ingress\)$' "$out"
+tcx-attach tcq0 egress pass link "$PIN_EGRESS"
+expect "a tcx link at egress next to the program" $?
+out=$(tcx-attach fdinfo "$PIN_EGRESS")
+expect_match "fdinfo: the egress link's device" "^ifindex:	$idx\$" "$out"
+expect_match "fdinfo: the egress link's attach type" '^attach_type:	47 \(egress\)$' "$out"
+rm -f "$PIN_EGRESS"
+
 # The qdiscs come and go under the tcx programs.
 tc_ok "clsact added next to tcx" qdisc add dev tcq0 clsact
 tc_ok "matchall filter at clsact ingress" filter add dev tcq0 ingress matchall classid 1:1
@@ -133,6 +148,11 @@ out=$(bpftool link show pinned "$PIN_PASS")
 expect "link show of the defunct tcx link exits 0" $?
 expect_match "defunct tcx link shows its device as detached" \
 	"^	ifindex \\(detached\\)  attach_type tcx_ingress" "$out"
+out=$(tcx-attach "$idx" ingress detach 2>&1)
+expect_match "detach from the deleted device's ifindex: ENODEV" 'BPF_PROG_DETACH: No such device$' "$out"
+out=$(tcx-attach fdinfo "$PIN_PASS")
+expect_match "fdinfo of the defunct link: ifindex 0" '^ifindex:	0$' "$out"
+expect_match "fdinfo of the defunct link: still ingress" '^attach_type:	46 \(ingress\)$' "$out"
 n=$(progs_left)
 expect "the egress program is freed with the device, the link's stays ($n left)" $((n != 1))
 rm -f "$PIN_PASS"

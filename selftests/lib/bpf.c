@@ -211,6 +211,31 @@ const char *nk_attach(int ifindex, int attach_type, int verdict,
 	return nk_bpf(BPF_OBJ_PIN, &attr) ? "BPF_OBJ_PIN" : NULL;
 }
 
+int nk_pinned_fdinfo(const char *pin)
+{
+	char path[64], line[256];
+	union bpf_attr a;
+	FILE *f;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)pin;
+	fd = nk_bpf(BPF_OBJ_GET, &a);
+	if (fd < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f))
+		fputs(line, stdout);
+	fclose(f);
+	close(fd);
+	return 0;
+}
+
 int nk_obj_info(int fd, void *info, __u32 len)
 {
 	union bpf_attr a;

@@ -402,6 +402,13 @@ __u64 nk_revision(int ifindex, int type);
 const char *nk_attach(int ifindex, int attach_type, int verdict,
 		      const char *name, const char *pin);
 
+/*
+ * Open the object pinned at pin (BPF_OBJ_GET) and copy what
+ * /proc/self/fdinfo shows for that fd to stdout: for a link, its
+ * show_fdinfo lines. 0, or -1 with errno set.
+ */
+int nk_pinned_fdinfo(const char *pin);
+
 /* BPF_OBJ_GET_INFO_BY_FD into info (zeroed first): 0 or -errno. */
 int nk_obj_info(int fd, void *info, __u32 len);
 /* The id of a program's or a link's fd, 0 if it is none. */
