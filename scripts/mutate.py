@@ -27,8 +27,9 @@ plan: the next boot: up to --per-boot pending mutants (an __init one only
 first, alone: it is selected on the command line) into D/plan, the tests
 into D/tests in the order of the kills so far per second of the
 baseline's time (cheap killers first), each with its limit (4x its
-baseline time + 30 s). With --slots N guests at a time, guest --slot K
-takes every Nth mutant to run from the Kth. Prints "CMDLINE TIMEOUT"
+baseline time + 30 s). The mutants go the files in turn (so that a run
+stopped halfway has judged some of each); with --slots N guests at a
+time, guest --slot K takes every Nth of them from the Kth. Prints "CMDLINE TIMEOUT"
 for the boot. With no baseline yet, the plan is the baseline: mutant 0,
 every test.
 
@@ -49,6 +50,7 @@ its line, and the equivalents that selftests/mutate-equivalent.txt argues.
 
 import argparse
 import collections
+import itertools
 import math
 import os
 import random
@@ -244,7 +246,13 @@ def cmd_plan(a):
     else:
         done = final(results)
         retries = collections.Counter(r['id'] for r in results if r['verdict'] == 'retry')
-        runs = [m for m in sample if m['class'] == 'run']
+        # the files in turn (round robin, each in its sample order): a run
+        # stopped halfway has judged some of every file
+        by_file = collections.OrderedDict()
+        for m in sample:
+            if m['class'] == 'run':
+                by_file.setdefault(m['file'], []).append(m)
+        runs = [m for group in itertools.zip_longest(*by_file.values()) for m in group if m]
         pending = [m for i, m in enumerate(runs) if i % a.slots == a.slot and
                    (int(m['id']) not in done or done[int(m['id'])]['verdict'] == 'retry')]
         if not pending:
@@ -388,13 +396,13 @@ def read_equivalent(path):
                 if ln.startswith('#') or not ln.strip():
                     continue
                 p = ln.rstrip('\n').split('\t')
-                if len(p) >= 5:
-                    eq[tuple(p[:4])] = p[4]
+                if len(p) >= 6:
+                    eq[tuple(p[:5])] = p[5]
     return eq
 
 
 def key_of(m):
-    return (m['file'], m['function'], m['operator'], m['mutated'])
+    return (m['file'], m['function'], m['operator'], m['original'], m['mutated'])
 
 
 def cmd_report(a):

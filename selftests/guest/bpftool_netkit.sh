@@ -9,7 +9,8 @@
 # (b69d4413aa19), and that 'bpftool feature list_builtins' lists the netkit
 # attach and link types past 6.1's unnamed gaps. Besides bpftool: what a
 # netkit link's fdinfo says (its device and attach type, the device
-# gone once it is deleted) and ethtool -i's driver name.
+# gone once it is deleted), ethtool's driver name and switchable
+# offloads, and the random addresses of an l2 pair.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -76,6 +77,20 @@ rm -f "$PIN_PEER"
 out=$(ethtool -i nkb1)
 expect "ethtool -i exits 0" $?
 expect_match "ethtool -i: the driver is netkit" '^driver: netkit$' "$out"
+# netkit's offloads can be switched (its hw_features), not fixed
+out=$(ethtool -k nkb1)
+expect_match "ethtool -k: scatter-gather on, switchable" '^scatter-gather: on$' "$out"
+
+# Neither end of this l2 pair was given an address: each has a random
+# one, locally administered unicast, and they differ.
+mac=$(cat /sys/class/net/nkb1/address)
+pmac=$(cat /sys/class/net/nkb0/address)
+for m in "$mac" "$pmac"; do
+	expect_match "random l2 address $m: locally administered unicast" \
+		'^[0-9a-f][26ae]:([0-9a-f]{2}:){4}[0-9a-f]{2}$' "$m"
+done
+[ "$mac" != "$pmac" ]
+expect "the two ends' addresses differ ($mac, $pmac)" $?
 
 # bpftool cgroup queries every cgroup attach type; the netkit types must
 # not make it fail.
