@@ -79,7 +79,7 @@ expect "ethtool -i exits 0" $?
 expect_match "ethtool -i: the driver is netkit" '^driver: netkit$' "$out"
 # netkit's offloads can be switched (its hw_features), not fixed
 out=$(ethtool -k nkb1)
-expect_match "ethtool -k: scatter-gather on, switchable" '^scatter-gather: on$' "$out"
+expect_match "ethtool -k: tx-scatter-gather on, switchable" '^[[:space:]]*tx-scatter-gather: on$' "$out"
 
 # Neither end of this l2 pair was given an address: each has a random
 # one, locally administered unicast, and they differ.
