@@ -28,6 +28,8 @@ import re
 import subprocess
 import sys
 
+import serieslines
+
 UNRUN_REQUIRED = ('drivers/net/netkit.c', 'kernel/bpf/mprog.c', 'kernel/bpf/tcx.c')
 CLASSES = ('unreachable', 'fault', 'test')
 HEADERS = ('include/linux/bpf_mprog.h', 'include/net/tcx.h', 'include/net/netkit.h')
@@ -56,13 +58,7 @@ def read_info(path):
 def added_lines(tree, path):
     base = subprocess.run(['git', '-C', tree, 'describe', '--tags', '--abbrev=0', '--match', 'base-*',
                            'refs/netkit/applied'], check=True, capture_output=True, text=True).stdout.strip()
-    diff = subprocess.run(['git', '-C', tree, 'diff', '-U0', base, 'refs/netkit/applied', '--', path],
-                          check=True, capture_output=True, text=True).stdout
-    lines = set()
-    for m in re.finditer(r'^@@ -\S+ \+(\d+)(?:,(\d+))? @@', diff, re.M):
-        start, count = int(m.group(1)), int(m.group(2) or 1)
-        lines.update(range(start, start + count))
-    return lines
+    return serieslines.added_lines(tree, base, 'refs/netkit/applied', path)
 
 
 def pct(a, b):

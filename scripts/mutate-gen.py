@@ -59,6 +59,8 @@ import re
 import subprocess
 import sys
 
+import serieslines
+
 # ---------------------------------------------------------------- lexer
 
 TOKEN_RE = re.compile(r'''
@@ -282,18 +284,7 @@ def parse_decl_vars(toks, a, b):
     [(name, type, name_index, init_range or None)]. The type is the base
     type of the first declarator (qualifiers but static, __rcu and
     __maybe_unused kept) plus the declarator's stars, "[]" for arrays."""
-    parts, d, s = [], 0, a
-    for j in range(a, b):
-        t = toks[j].text
-        if toks[j].kind == 'punct':
-            if t in '([{':
-                d += 1
-            elif t in ')]}':
-                d -= 1
-            elif t == ',' and d == 0:
-                parts.append((s, j))
-                s = j + 1
-    parts.append((s, b))
+    parts = split_args(toks, a, b)
     base, out = None, []
     for pa, pb in parts:
         eq = find_at_depth0(toks, pa, pb, {'='})
@@ -760,16 +751,6 @@ core_param(netkit_mutant_hits, netkit_mutant_hits, ulong, 0644);
 REV = 'HEAD'
 
 
-def added_lines(tree, base, path):
-    diff = subprocess.run(['git', '-C', tree, 'diff', '-U0', base, REV, '--', path],
-                          check=True, capture_output=True, text=True).stdout
-    lines = set()
-    for m in re.finditer(r'^@@ -\S+ \+(\d+)(?:,(\d+))? @@', diff, re.M):
-        start, count = int(m.group(1)), int(m.group(2) or 1)
-        lines.update(range(start, start + count))
-    return lines
-
-
 def mutants_of(tree, config, spec, base):
     global SRC
     path, _, mode = spec.partition(':')
@@ -778,7 +759,7 @@ def mutants_of(tree, config, spec, base):
                          check=True, capture_output=True, text=True).stdout
     SRC = src
     toks = lex(src, config)
-    keep = added_lines(tree, base, path) if mode == 'added' else None
+    keep = serieslines.added_lines(tree, base, REV, path) if mode == 'added' else None
     p = Parser(toks, keep)
     try:
         p.functions()

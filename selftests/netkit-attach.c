@@ -44,17 +44,10 @@ static void attach_redirect(int ifindex, int type, int to)
 		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	union bpf_attr attr;
 	int fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = BPF_PROG_TYPE_SCHED_CLS;
-	attr.expected_attach_type = type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (unsigned long)"GPL";
-	snprintf(attr.prog_name, sizeof(attr.prog_name), "nk_redirect");
-	fd = nk_bpf(BPF_PROG_LOAD, &attr);
+	fd = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns,
+				sizeof(insns) / sizeof(insns[0]), "nk_redirect");
 	if (fd < 0)
 		die("BPF_PROG_LOAD");
 	if (nk_prog_attach(ifindex, type, fd, 0, 0, 0, 0))

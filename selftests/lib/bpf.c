@@ -25,6 +25,22 @@ int nk_bpf(int cmd, union bpf_attr *attr)
 	return nk_sys_bpf(cmd, attr, sizeof(*attr));
 }
 
+int nk_prog_load_insns(int prog_type, int expected_attach_type,
+		       const struct bpf_insn *insns, unsigned int n,
+		       const char *name)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = prog_type;
+	attr.expected_attach_type = expected_attach_type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = n;
+	attr.license = (unsigned long)"GPL";
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	return nk_bpf(BPF_PROG_LOAD, &attr);
+}
+
 int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
 		 const char *name)
 {
@@ -33,16 +49,9 @@ int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
 		  .imm = verdict },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	union bpf_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = prog_type;
-	attr.expected_attach_type = expected_attach_type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = sizeof(insns) / sizeof(insns[0]);
-	attr.license = (unsigned long)"GPL";
-	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
-	return nk_bpf(BPF_PROG_LOAD, &attr);
+	return nk_prog_load_insns(prog_type, expected_attach_type, insns,
+				  sizeof(insns) / sizeof(insns[0]), name);
 }
 
 void nk_attach_attr(union bpf_attr *a, int ifindex, int type, int prog_fd,

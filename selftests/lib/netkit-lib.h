@@ -343,6 +343,10 @@ int nk_bpf(int cmd, union bpf_attr *attr);
  */
 int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
 		 const char *name);
+/* The same for the n instructions insns. */
+int nk_prog_load_insns(int prog_type, int expected_attach_type,
+		       const struct bpf_insn *insns, unsigned int n,
+		       const char *name);
 
 /*
  * The attr of each command (zeroed first), for callers that send it
