@@ -79,8 +79,11 @@ expect "drop peer tx packets unchanged ($d_tx)" $?
 # egress of a veth: the echo requests leave through the veth (its other
 # end receives them), count as the primary's tx and never reach the
 # peer (no reply). The program runs with the packet already on the peer:
-# the target is a device of the peer's namespace.
+# the target is a device of the peer's namespace. No IPv6 on the veth:
+# its DAD and router solicitations would be counted at the other end.
 ip -n "$NS" link add nkrv0 type veth peer name nkrv1 &&
+	ip netns exec "$NS" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/nkrv0/disable_ipv6 &&
+		echo 1 >/proc/sys/net/ipv6/conf/nkrv1/disable_ipv6' &&
 	ip -n "$NS" link set nkrv0 up && ip -n "$NS" link set nkrv1 up &&
 	netkit-attach nks1 primary redirect "$(ip netns exec "$NS" cat /sys/class/net/nkrv0/ifindex)"
 expect "a redirect program at the primary, to a veth of the peer's namespace" $?
