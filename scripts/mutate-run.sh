@@ -45,7 +45,7 @@ set -euo pipefail
 : "${MUT_TREE:?MUT_TREE not set (the Makefile sets it)}"
 : "${COV_BUILD:?COV_BUILD not set (the Makefile sets it)}"
 MUTATE_SEED=${MUTATE_SEED:-1}
-MUTATE_MAX=${MUTATE_MAX:-240}
+MUTATE_MAX=${MUTATE_MAX:-200}
 MUTATE_PER_BOOT=${MUTATE_PER_BOOT:-10}
 MUTATE_JOBS=${MUTATE_JOBS:-$(nproc)}
 KBUILD_OUT=$BUILD/kernel

@@ -478,7 +478,7 @@ def main():
     p.add_argument('--nobuild', required=True)
     p.add_argument('--info', required=True)
     p.add_argument('--seed', default='1')
-    p.add_argument('--max', default='240')
+    p.add_argument('--max', default='200')
     p = sub.add_parser('tests')
     p.add_argument('--tree', required=True)
     p.add_argument('--netkit', required=True)

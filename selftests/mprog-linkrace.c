@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mprog-linkrace: race the last reference of a netkit or tcx object
- * against bpf_mprog operations that hold a reference on it with rtnl held,
- * on two CPUs, and report a kernel that stops making progress as a failure
+ * against bpf_mprog operations that hold a reference on it with rtnl held
+ * (and a netkit pair's delete against the frames it sends), on two CPUs,
+ * and report a kernel that stops making progress as a failure
  * within seconds.
  *
  *   mprog-linkrace [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS]
@@ -46,6 +47,13 @@
  *                  new network namespace and drops that namespace; the
  *                  racer attaches a program or creates a link on the
  *                  primary while the namespace's cleanup deletes the pair.
+ *   devdel-xmit   (netkit) the owner creates a netkit pair, sets both ends
+ *                  up and deletes it again; the racer sends a frame out of
+ *                  the primary (AF_PACKET with PACKET_QDISC_BYPASS, straight
+ *                  to netkit_xmit). The delete takes the pair's peer
+ *                  pointers away before it closes the devices: a frame
+ *                  sent in between finds no peer and must be dropped
+ *                  (ENOBUFS), not followed.
  *   qdiscdel-attach  (tcx) the owner adds and deletes a clsact qdisc; the
  *                  racer creates and closes tcx links and attaches and
  *                  detaches tcx programs on the same device.
@@ -83,6 +91,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <arpa/inet.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -164,6 +175,7 @@ struct ctx {
 	int nl;			/* the owner's rtnetlink socket */
 	int home_ns;
 	int dev, dev_peer;	/* the case's long-lived netkit pair, if any */
+	int pkt;		/* devdel-xmit's racer: its AF_PACKET socket */
 	__u64 rng;
 };
 
@@ -258,17 +270,9 @@ static int nl_link_del(int fd, int ifindex)
 
 static int nl_clsact(int fd, int ifindex, int add)
 {
-	struct nk_msg m;
-	struct tcmsg *t;
+	struct nk_nl nl = { .fd = fd };
 
-	t = nk_msg_init(&m, add ? RTM_NEWQDISC : RTM_DELQDISC,
-			add ? NLM_F_CREATE | NLM_F_EXCL : 0, sizeof(*t));
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
-	t->tcm_parent = TC_H_CLSACT;
-	nk_put_str(&m, TCA_KIND, "clsact");
-	return nl_talk(fd, &m);
+	return nk_clsact(&nl, ifindex, TC_H_CLSACT, add, NULL, 0);
 }
 
 /* ---- racer bookkeeping ---- */
@@ -604,6 +608,74 @@ static void racer_devdel(struct ctx *c)
 	op_done(c, detach ? "detach" : "update", gen, closed0, err, allowed);
 }
 
+/* ---- devdel-xmit ---- */
+
+static const char *const devdel_xmit_ops[] = { "send", NULL };
+
+static int owner_devdel_xmit(struct ctx *c, long gen)
+{
+	struct nk_nl nl = { .fd = c->nl };
+	int err, peer;
+
+	err = nl_netkit_add(c->nl, "nklr6", "nklr7", -1);
+	c->sh->ifindex = if_nametoindex("nklr6");
+	peer = if_nametoindex("nklr7");
+	if (err || !c->sh->ifindex || !peer) {
+		fail(c, "owner: RTM_NEWLINK nklr6/nklr7: %s", nk_errname(err));
+		return -1;
+	}
+	/* both up: the carrier is on, a frame reaches netkit_xmit */
+	err = nk_pair_up(&nl, c->sh->ifindex, &nl, peer, 0);
+	if (err) {
+		fail(c, "owner: nklr6/nklr7 up: %s", nk_errname(err));
+		nl_link_del(c->nl, c->sh->ifindex);
+		return -1;
+	}
+	publish(c, gen);
+	closing(c, gen);
+	err = nl_link_del(c->nl, c->sh->ifindex);
+	closed(c, gen);
+	if (err)
+		fail(c, "owner: RTM_DELLINK nklr6: %s", nk_errname(err));
+	return 0;
+}
+
+static void racer_devdel_xmit(struct ctx *c)
+{
+	/*
+	 * Sent (0: the peer took it), dropped by netkit or on the way to it
+	 * (ENOBUFS: no peer, or the device no longer running), the device
+	 * down (ENETDOWN) or gone (ENXIO).
+	 */
+	static const int allowed[] = { ENOBUFS, ENETDOWN, ENXIO, 0 };
+	/* broadcast, from a locally administered address, local ethertype */
+	static const unsigned char frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		ETH_P_802_EX1 >> 8, ETH_P_802_EX1 & 0xff,
+	};
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	long gen, closed0;
+	int one = 1, err;
+
+	if (c->pkt < 0) {
+		c->pkt = socket(AF_PACKET, SOCK_RAW, 0);
+		if (c->pkt < 0 || setsockopt(c->pkt, SOL_PACKET, PACKET_QDISC_BYPASS,
+					     &one, sizeof(one))) {
+			fail(c, "racer: AF_PACKET socket: %s", nk_errname(-errno));
+			return;
+		}
+	}
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	sll.sll_ifindex = c->sh->ifindex;
+	sll.sll_protocol = htons(ETH_P_802_EX1);
+	err = res(sendto(c->pkt, frame, sizeof(frame), 0,
+			 (struct sockaddr *)&sll, sizeof(sll)));
+	op_done(c, "send", gen, closed0, err, allowed);
+}
+
 /* ---- netnsdel-attach ---- */
 
 static const char *const netnsdel_attach_ops[] = { "attach", "link", NULL };
@@ -727,6 +799,9 @@ static const struct race_case cases[] = {
 	  .owner = owner_unlink, .racer = racer_unlink, .ops = unlink_update_ops },
 	{ .name = "devdel-update", .kinds = BOTH,
 	  .owner = owner_devdel, .racer = racer_devdel, .ops = devdel_update_ops },
+	{ .name = "devdel-xmit", .kinds = 1 << KIND_NETKIT,
+	  .owner = owner_devdel_xmit, .racer = racer_devdel_xmit,
+	  .ops = devdel_xmit_ops },
 	{ .name = "netnsdel-attach", .kinds = BOTH,
 	  .owner = owner_netnsdel, .racer = racer_netnsdel,
 	  .ops = netnsdel_attach_ops },
@@ -901,6 +976,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	c.hook[1] = kind_hooks[kind][1];
 	c.rng = seed ^ ((uint64_t)(idx + 1) * 0x2545f4914f6cdd1dULL);
 	c.dev = c.dev_peer = 0;
+	c.pkt = -1;
 	sh->link_fd = -1;
 	snprintf(sh->pin, sizeof(sh->pin), "/sys/fs/bpf/nklr_%d", getpid());
 	for (i = 0; rc->ops[i]; i++)
@@ -969,7 +1045,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 		failed = 1;
 	}
 	if (if_nametoindex("nklr0") || if_nametoindex("nklr2") ||
-	    if_nametoindex("nklr4")) {
+	    if_nametoindex("nklr4") || if_nametoindex("nklr6")) {
 		out("not ok - %s/%s: its devices are gone\n", rc->name,
 		    kind_names[kind]);
 		failed = 1;

@@ -2,9 +2,10 @@
 /*
  * netkit-pair: create a netkit pair over rtnetlink.
  *
- *   netkit-pair [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] PRIMARY PEER
- *               [l2|l3] [pass|drop] [pass|drop]
+ *   netkit-pair [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS]
+ *               PRIMARY PEER [l2|l3] [pass|drop] [pass|drop]
  *   netkit-pair -c -p PAIRING PRIMARY
+ *   netkit-pair -s DEV
  *
  * The guest's ip is Debian 12's iproute2 6.1, which predates netkit
  * ("ip link add type netkit" needs iproute2 6.8), so the guest tests create
@@ -12,8 +13,13 @@
  * policies of the primary and the peer. -i asks for the devices' ifindex;
  * -p sends mainline's IFLA_NETKIT_PAIRING (attribute 10, which the 6.1 uapi
  * leaves unnamed) with the given u32 value, as a newer iproute2 does; with
- * -c it is sent alone as a change of the existing PRIMARY. A refused
- * request prints the errno and the kernel's extack message.
+ * -c it is sent alone as a change of the existing PRIMARY. -a gives the
+ * primary an address (IFLA_ADDRESS, aa:bb:cc:dd:ee:ff). PEER "-" sends
+ * no IFLA_NETKIT_PEER_INFO: the kernel names the peer. A refused request
+ * prints the errno and the kernel's extack message. -s prints the
+ * netkit attributes RTM_GETLINK reports for DEV, as name=value (-1 for
+ * one not reported): primary, mode, policy, peer_policy, scrub,
+ * peer_scrub.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,23 +50,53 @@ static int policy(const char *s)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] PRIMARY PEER [l2|l3] [pass|drop] [pass|drop]\n"
-		"       %s -c -p PAIRING PRIMARY\n", prog, prog);
+	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS] PRIMARY PEER|- [l2|l3] [pass|drop] [pass|drop]\n"
+		"       %s -c -p PAIRING PRIMARY\n"
+		"       %s -s DEV\n", prog, prog, prog);
 	exit(2);
+}
+
+/* -s: what RTM_GETLINK reports of DEV's netkit attributes */
+static int show(const char *dev)
+{
+	struct nk_link l;
+	int err;
+
+	err = nk_link_get(NULL, 0, dev, &l);
+	if (err) {
+		fprintf(stderr, "netkit-pair: RTM_GETLINK %s: %s\n", dev, strerror(-err));
+		return 1;
+	}
+	printf("primary=%d mode=%d policy=%d peer_policy=%d scrub=%d peer_scrub=%d\n",
+	       l.primary, l.mode, l.policy, l.peer_policy, l.scrub, l.peer_scrub);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	int opt, err, ifindex = 0, peer_ifindex = 0, set_pairing = 0, change = 0;
-	const char *prog = argv[0];
+	const char *prog = argv[0], *show_dev = NULL;
+	unsigned char addr[6];
+	int set_addr = 0;
+	char extra;
 	__u32 pairing = 0;
 	struct nk_msg m;
 	struct nk_nl nl;
 	char ext[256];
 	char *end;
 
-	while ((opt = getopt(argc, argv, "ci:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:ci:p:s:")) != -1) {
 		switch (opt) {
+		case 'a':
+			if (sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx%c", &addr[0],
+				   &addr[1], &addr[2], &addr[3], &addr[4], &addr[5],
+				   &extra) != 6)
+				usage(prog);
+			set_addr = 1;
+			break;
+		case 's':
+			show_dev = optarg;
+			break;
 		case 'c':
 			change = 1;
 			break;
@@ -83,7 +119,12 @@ int main(int argc, char **argv)
 	}
 	argc -= optind - 1;
 	argv += optind - 1;
-	if (change ? argc != 2 || !set_pairing : argc < 3 || argc > 6)
+	if (show_dev) {
+		if (argc != 1 || change || set_pairing || set_addr)
+			usage(prog);
+		return show(show_dev);
+	}
+	if (change ? argc != 2 || !set_pairing || set_addr : argc < 3 || argc > 6)
 		usage(prog);
 
 	nk_netkit_begin(&m, RTM_NEWLINK,
@@ -99,9 +140,11 @@ int main(int argc, char **argv)
 	if (set_pairing)
 		nk_put_u32(&m, MAINLINE_IFLA_NETKIT_PAIRING, pairing);
 	/* IFLA_NETKIT_PEER_INFO: an ifinfomsg followed by the peer's name. */
-	if (!change)
+	if (!change && strcmp(argv[2], "-"))
 		nk_netkit_peer(&m, peer_ifindex, argv[2]);
 	nk_nest_end_all(&m);
+	if (set_addr)
+		nk_put(&m, IFLA_ADDRESS, addr, sizeof(addr));
 
 	err = nk_nl_open(&nl, 0);
 	if (err) {

@@ -7,6 +7,7 @@
  *   tcx-attach DEV ingress|egress pass|drop prog
  *   tcx-attach IFINDEX ingress|egress detach
  *   tcx-attach fdinfo PINPATH
+ *   tcx-attach DEV clsact-root
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -14,7 +15,9 @@
  * TCX_NEXT or TCX_DROP. "detach" detaches the hook's last program
  * (BPF_PROG_DETACH without a program) from the device of that ifindex,
  * which may be gone. "fdinfo" prints what /proc/self/fdinfo shows for
- * the link pinned at PINPATH (its device and attach type). 6.1's iproute2
+ * the link pinned at PINPATH (its device and attach type). "clsact-root"
+ * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
+ * that request itself) and prints the kernel's answer. 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
@@ -25,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/bpf.h>
+#include <linux/pkt_sched.h>
 
 #include "lib/netkit-lib.h"
 
@@ -39,7 +43,8 @@ static int usage(const char *argv0)
 	fprintf(stderr, "usage: %s DEV ingress|egress pass|drop link PINPATH\n"
 		"       %s DEV ingress|egress pass|drop prog\n"
 		"       %s IFINDEX ingress|egress detach\n"
-		"       %s fdinfo PINPATH\n", argv0, argv0, argv0, argv0);
+		"       %s fdinfo PINPATH\n"
+		"       %s DEV clsact-root\n", argv0, argv0, argv0, argv0, argv0);
 	return 2;
 }
 
@@ -52,6 +57,18 @@ int main(int argc, char **argv)
 		if (nk_pinned_fdinfo(argv[2]))
 			die(argv[2]);
 		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
+		char ext[256];
+		int err;
+
+		ifindex = if_nametoindex(argv[1]);
+		if (!ifindex)
+			die(argv[1]);
+		err = nk_clsact(NULL, ifindex, TC_H_ROOT, 1, ext, sizeof(ext));
+		printf("clsact as root qdisc: %s%s%s\n", err ? strerror(-err) : "created",
+		       *ext ? ": " : "", ext);
+		return !!err;
 	}
 	if (argc == 4 && !strcmp(argv[3], "detach") &&
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress"))) {

@@ -10,7 +10,10 @@
 # task deadlocked on itself. Both vCPUs race for a few seconds per case;
 # a thread that stops making progress is reported within seconds, with
 # its kernel stack, and the guest's remaining tests are skipped (whatever
-# holds rtnl would hang them too).
+# holds rtnl would hang them too). One case races a pair's delete with
+# frames sent out of its primary (devdel-xmit): the delete clears the
+# peer pointers before it closes the devices, and a frame sent in between
+# must be dropped, not followed to a peer that is gone.
 #
 # The netkit cases run when the netkit area is selected, the tcx cases
 # with tcx (guest lib.sh's in_areas). Env: NETKIT_LINKRACE_SECONDS (per

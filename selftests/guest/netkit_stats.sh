@@ -4,7 +4,8 @@
 # netkit_stats: the counters 'ip -s link' shows for a netkit pair move with
 # the traffic that crosses it (mainline ae1658272c64, "netkit: Add tstats
 # per-CPU traffic counters"), and what the default policy drops is counted
-# as a drop, not as traffic.
+# as a drop, not as traffic, as is a frame too short to carry an
+# Ethernet header.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -74,6 +75,17 @@ expect_ge "drop peer rx packets" "$(counter "$NS" nkd0 rx packets)" $((d_rx + 3)
 expect_ge "drop peer tx dropped" "$(counter "$NS" nkd0 tx dropped)" $((d_drop + 3))
 [ "$(counter "$NS" nkd0 tx packets)" = "$d_tx" ]
 expect "drop peer tx packets unchanged ($d_tx)" $?
+
+# Pair 1 again: frames shorter than an Ethernet header handed to the
+# primary to transmit (netkit-shortframe: 2 bytes, redirected from a tun
+# device's egress). netkit drops them before it reads their header and
+# counts each as a drop; the peer gets none.
+p_drop=$(counter - nks1 tx dropped)
+netkit-shortframe nks1 5
+expect "five 2-byte frames to the primary" $?
+d=$(counter - nks1 tx dropped)
+[ "$d" = $((p_drop + 5)) ]
+expect "short frames: primary tx dropped $p_drop + 5 ($d)" $?
 
 # Pair 1 again, with a program at the primary that redirects to the
 # egress of a veth: the echo requests leave through the veth (its other

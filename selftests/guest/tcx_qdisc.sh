@@ -11,7 +11,8 @@
 # e16e6c6df475), and a tcx link's fdinfo its device and attach type (the
 # device gone once it is deleted). Leaks and splats are the debug
 # kernel's verdict (make qemu-test DEBUG=1); here a program that outlives
-# its last reference fails the test.
+# its last reference fails the test. A clsact qdisc asked for anywhere
+# but at its own parent is refused.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -69,6 +70,16 @@ fi
 idx=$(cat /sys/class/net/tcq0/ifindex)
 reaches
 expect "baseline: ping through tcq0" $?
+
+# clsact only ever sits at its own parent: asked for as the root qdisc
+# (which tc will not even send) the kernel refuses it, EOPNOTSUPP as in
+# mainline, and the device keeps its root qdisc.
+root=$(tc qdisc show dev tcq0 root)
+out=$(tcx-attach tcq0 clsact-root)
+expect "clsact as the root qdisc is refused" $((!$?))
+expect_match "clsact as the root qdisc: EOPNOTSUPP" 'Operation not supported$' "$out"
+[ "$(tc qdisc show dev tcq0 root)" = "$root" ]
+expect "the root qdisc is unchanged ($root)" $?
 
 # A pass program as a link at ingress and one as a plain attachment at
 # egress: traffic flows through both hooks.

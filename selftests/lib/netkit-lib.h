@@ -251,6 +251,7 @@ struct nk_link {
 	int netkit;			/* kind is "netkit" */
 	int mtu, group;			/* IFLA_MTU, IFLA_GROUP */
 	int primary, policy, peer_policy, mode;	/* IFLA_NETKIT_*, -1 if none */
+	int scrub, peer_scrub;			/* ditto */
 	int has_stats;
 	struct rtnl_link_stats64 st;
 };
@@ -304,6 +305,13 @@ int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
  */
 int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
 	       int peer_ifindex, double timeout);
+/*
+ * RTM_NEWQDISC (add) or RTM_DELQDISC of ifindex's clsact qdisc, handle
+ * ffff:, at parent (its own is TC_H_CLSACT): 0 or -errno, as
+ * nk_nl_request() (nl may be NULL).
+ */
+int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
+	      size_t extsz);
 /* RTM_NEWADDR of an IPv4 address ("10.0.0.1") with its prefix length. */
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 		int prefixlen);

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/pkt_sched.h>
 #include <linux/veth.h>
 
 #include "netkit-lib.h"
@@ -382,6 +383,12 @@ static void parse_netkit(struct nk_link *l, const struct rtattr *data)
 		case IFLA_NETKIT_MODE:
 			l->mode = *(__u32 *)RTA_DATA(a);
 			break;
+		case IFLA_NETKIT_SCRUB:
+			l->scrub = *(__u32 *)RTA_DATA(a);
+			break;
+		case IFLA_NETKIT_PEER_SCRUB:
+			l->peer_scrub = *(__u32 *)RTA_DATA(a);
+			break;
 		}
 	}
 }
@@ -394,6 +401,7 @@ void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l)
 
 	memset(l, 0, sizeof(*l));
 	l->link = l->primary = l->policy = l->peer_policy = l->mode = -1;
+	l->scrub = l->peer_scrub = -1;
 	l->ifindex = ifi->ifi_index;
 	l->flags = ifi->ifi_flags;
 	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
@@ -606,6 +614,23 @@ int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout)
 	if (!err && li.operstate != IF_OPER_UP)
 		err = -ETIMEDOUT;
 	return err;
+}
+
+int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
+	      size_t extsz)
+{
+	struct nk_msg m;
+	struct tcmsg *t;
+
+	t = nk_msg_init(&m, add ? RTM_NEWQDISC : RTM_DELQDISC,
+			NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0),
+			sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	t->tcm_parent = parent;
+	nk_put_str(&m, TCA_KIND, "clsact");
+	return nk_nl_request(nl, &m, ext, extsz, NULL, 0);
 }
 
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
