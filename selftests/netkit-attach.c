@@ -6,6 +6,7 @@
  *   netkit-attach DEV primary|peer prog
  *   netkit-attach DEV primary|peer redirect IFINDEX
  *   netkit-attach fdinfo PINPATH
+ *   netkit-attach DEV tc-ingress redirect-peer IFINDEX
  *
  * "link" creates a netkit BPF link (BPF_LINK_CREATE) and pins it at
  * PINPATH so that it outlives this process; "prog" attaches with
@@ -13,7 +14,11 @@
  * a program named nk_redirect that returns bpf_redirect(IFINDEX, 0): the
  * device's packets leave through IFINDEX's egress. "fdinfo" prints what
  * /proc/self/fdinfo shows for the object pinned at PINPATH (a netkit or
- * tcx link's device and attach type). The other programs, named nk_pass,
+ * tcx link's device and attach type). "tc-ingress redirect-peer" adds a
+ * clsact qdisc to DEV (any device) and, at its ingress, a cls_bpf program
+ * named nk_peer_redir that returns bpf_redirect_peer(IFINDEX, 0): what
+ * arrives on DEV is received on IFINDEX's peer (a netkit or veth device's,
+ * in another netns). The other programs, named nk_pass,
  * return NETKIT_NEXT. bpftool cannot attach netkit programs, so the
  * guest's bpftool test uses this, with raw bpf(2) calls only.
  */
@@ -25,6 +30,7 @@
 #include <string.h>
 #include <linux/bpf.h>
 #include <linux/if_link.h>
+#include <linux/pkt_sched.h>
 
 #include "lib/netkit-lib.h"
 
@@ -54,6 +60,32 @@ static void attach_redirect(int ifindex, int type, int to)
 		die("BPF_PROG_ATTACH");
 }
 
+/* "r1 = to; r2 = 0; call bpf_redirect_peer; exit" at DEV's tc ingress */
+static void tc_redirect_peer(int ifindex, int to)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1,
+		  .imm = to },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_peer },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	char ext[256];
+	int fd, err;
+
+	fd = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, 0, insns,
+				sizeof(insns) / sizeof(insns[0]), "nk_peer_redir");
+	if (fd < 0)
+		die("BPF_PROG_LOAD");
+	err = nk_clsact(NULL, ifindex, TC_H_CLSACT, 1, ext, sizeof(ext));
+	if (!err)
+		err = nk_cls_bpf(NULL, ifindex, 0, fd, "nk_peer_redir", ext, sizeof(ext));
+	if (err) {
+		errno = -err;
+		die(*ext ? ext : "clsact and its cls_bpf filter");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int ifindex, type;
@@ -62,6 +94,14 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "fdinfo")) {
 		if (nk_pinned_fdinfo(argv[2]))
 			die(argv[2]);
+		return 0;
+	}
+	if (argc == 5 && !strcmp(argv[2], "tc-ingress") &&
+	    !strcmp(argv[3], "redirect-peer")) {
+		ifindex = if_nametoindex(argv[1]);
+		if (!ifindex)
+			die(argv[1]);
+		tc_redirect_peer(ifindex, atoi(argv[4]));
 		return 0;
 	}
 	if (argc < 4 || (strcmp(argv[2], "primary") && strcmp(argv[2], "peer")) ||
@@ -73,7 +113,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s DEV primary|peer link PINPATH\n"
 			"       %s DEV primary|peer prog\n"
 			"       %s DEV primary|peer redirect IFINDEX\n"
-			"       %s fdinfo PINPATH\n", argv[0], argv[0], argv[0], argv[0]);
+			"       %s fdinfo PINPATH\n"
+			"       %s DEV tc-ingress redirect-peer IFINDEX\n",
+			argv[0], argv[0], argv[0], argv[0], argv[0]);
 		return 2;
 	}
 	ifindex = if_nametoindex(argv[1]);

@@ -226,12 +226,13 @@ static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
 /*
  * The table's objects, O(x) the one named x: its netkit primary and
  * peer, the veth, ifindex 0, the programs P, Q (primary), R (peer), Z
- * (expected_attach_type 0), S (socket filter), X (XDP), the netlink
- * socket, P's id and the link that the link rows keep. In a row O_x
- * stands for O(x); any other value is used as it is.
+ * (expected_attach_type 0), S (socket filter), X (XDP), C (cgroup_skb
+ * egress), the netlink socket, P's id, the link that the link rows keep
+ * and the root cgroup's fd. In a row O_x stands for O(x); any other value
+ * is used as it is.
  */
-enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_NL, O_PID, O_LNK,
-       O_END };
+enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_C, O_NL, O_PID,
+       O_LNK, O_CG, O_END };
 static int objs[O_END - O_PRIM];
 #define O(x)		objs[O_##x - O_PRIM]
 #define PRIM		BPF_NETKIT_PRIMARY
@@ -503,6 +504,13 @@ static const struct bpf_case bpf_cases[] = {
 	{ "detach: it again", 0, { DET, O_Z, [TYPE] = PEER } },
 	{ "attach: flag BPF_F_ALLOW_MULTI", -EINVAL, { ATT, O_P, BPF_F_ALLOW_MULTI } },
 	{ "attach: flag 1 << 20", -EINVAL, { ATT, O_P, 1U << 20 } },
+	/* the series' check for every other program type: no relative_fd */
+	{ "attach: a cgroup program (not bpf_mprog) with relative_fd", -EINVAL,
+	  { ATT, O_C, 0, O_P, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program without it (valid)", 0,
+	  { ATT, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "detach: the cgroup program", 0,
+	  { DET, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
 
 	/* targets */
 	{ "attach: target the peer", -EACCES, { ATT, O_P, [DEV] = O_PEER } },
@@ -836,14 +844,19 @@ static int cmd_table(void)
 	O(Z) = prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, NETKIT_PASS, "nkbad_z");
 	O(S) = prog_load(BPF_PROG_TYPE_SOCKET_FILTER, 0, 0, "nkbad_s");
 	O(X) = prog_load(BPF_PROG_TYPE_XDP, 0, 2 /* XDP_PASS */, "nkbad_x");
+	O(C) = prog_load(BPF_PROG_TYPE_CGROUP_SKB, BPF_CGROUP_INET_EGRESS, 1, "nkbad_c");
+	O(CG) = open("/sys/fs/cgroup", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (O(CG) < 0)
+		die("table: setup: open /sys/fs/cgroup", -errno);
 	O(PID) = nk_prog_id(O(P));
 	if (!O(PID) || !nk_prog_id(O(Q)))
 		die("table: setup: program ids", -ENOENT);
 
 	table_bpf();
 
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < 7; i++)
 		close((&O(P))[i]);
+	close(O(CG));
 	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, O(VETH))) {
 		printf("not ok - table: deleting the pair and the veth\n");
 		nk_failures++;

@@ -67,27 +67,6 @@ static int load_short(int to)
 				  sizeof(insns) / sizeof(insns[0]), "nk_short");
 }
 
-/* a direct-action cls_bpf filter with prog on DEV's clsact egress */
-static int egress_filter(int ifindex, int prog, char *ext, size_t extsz)
-{
-	struct nk_msg m;
-	struct tcmsg *t;
-
-	t = nk_msg_init(&m, RTM_NEWTFILTER, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
-			sizeof(*t));
-	t->tcm_family = AF_UNSPEC;
-	t->tcm_ifindex = ifindex;
-	t->tcm_parent = TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS);
-	t->tcm_info = TC_H_MAKE(1 << 16, htons(ETH_P_ALL));
-	nk_put_str(&m, TCA_KIND, "bpf");
-	nk_nest(&m, TCA_OPTIONS);
-	nk_put_u32(&m, TCA_BPF_FD, prog);
-	nk_put_str(&m, TCA_BPF_NAME, "nk_short");
-	nk_put_u32(&m, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
-	nk_nest_end_all(&m);
-	return nk_nl_once(&m, ext, extsz, NULL, 0);
-}
-
 /* a tun device named name, up; its fd (the device lives while it is open) */
 static int tun_up(const char *name, int *ifindex)
 {
@@ -130,7 +109,7 @@ int main(int argc, char **argv)
 	err = nk_clsact(NULL, dev, TC_H_CLSACT, 1, ext, sizeof(ext));
 	if (err)
 		die(*ext ? ext : "RTM_NEWQDISC clsact", -err);
-	err = egress_filter(dev, prog, ext, sizeof(ext));
+	err = nk_cls_bpf(NULL, dev, 1, prog, "nk_short", ext, sizeof(ext));
 	if (err)
 		die(*ext ? ext : "RTM_NEWTFILTER bpf", -err);
 	fd = socket(AF_PACKET, SOCK_DGRAM, 0);

@@ -5,7 +5,8 @@
 # the traffic that crosses it (mainline ae1658272c64, "netkit: Add tstats
 # per-CPU traffic counters"), and what the default policy drops is counted
 # as a drop, not as traffic, as is a frame too short to carry an
-# Ethernet header.
+# Ethernet header; a packet redirected to the peer with
+# bpf_redirect_peer is received there as one that arrived there.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -14,6 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 
 NS=nkstats
+NS2=nkstats2
 
 # counter NETNS DEV rx|tx FIELD: one counter from 'ip -s -j link show';
 # NETNS "-" is the initial namespace.
@@ -36,6 +38,8 @@ setup() {
 }
 
 cleanup() {
+	ip link del nkpv0 2>/dev/null
+	ip netns del "$NS2" 2>/dev/null
 	ip link del nks1 2>/dev/null
 	ip link del nkd1 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
@@ -86,6 +90,39 @@ expect "five 2-byte frames to the primary" $?
 d=$(counter - nks1 tx dropped)
 [ "$d" = $((p_drop + 5)) ]
 expect "short frames: primary tx dropped $p_drop + 5 ($d)" $?
+
+# Pair 1 again: echo requests from a third namespace arrive on a veth
+# whose tc ingress program hands them to the peer with
+# bpf_redirect_peer(primary). The peer receives them as if they had
+# arrived there: the receive path takes another round on it, so a packet
+# socket on the peer (as tcpdump) sees them (netkit-tap). No replies: the
+# peer's namespace has no route back.
+ip netns add "$NS2" &&
+	ip link add nkpv0 type veth peer name nkpv1 netns "$NS2" &&
+	echo 1 >/proc/sys/net/ipv6/conf/nkpv0/disable_ipv6 &&
+	ip netns exec "$NS2" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/nkpv1/disable_ipv6' &&
+	ip link set nkpv0 up && ip -n "$NS2" link set nkpv1 up &&
+	ip -n "$NS2" addr add 10.96.0.1/24 dev nkpv1 &&
+	ip -n "$NS2" route add 10.99.0.0/24 dev nkpv1 &&
+	ip -n "$NS2" neigh add 10.99.0.2 lladdr "$(cat /sys/class/net/nkpv0/address)" \
+		dev nkpv1 nud permanent &&
+	netkit-attach nkpv0 tc-ingress redirect-peer "$(cat /sys/class/net/nks1/ifindex)"
+expect "a veth from a third namespace, its ingress redirecting to the peer" $?
+ip netns exec "$NS" netkit-tap nks0 4 >/tmp/netkit_stats.tap 2>/tmp/netkit_stats.tap.err &
+tap=$!
+i=0
+while ! grep -qx ready /tmp/netkit_stats.tap.err 2>/dev/null && [ "$i" -lt 50 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+! ip netns exec "$NS2" ping -c 5 -i 0.2 -W 1 10.99.0.2 >/dev/null 2>&1
+expect "ping from the third namespace gets no reply" $?
+wait "$tap"
+expect "netkit-tap ran on the peer" $?
+expect_ge "peer-redirected: a packet socket on the peer saw them" "$(cat /tmp/netkit_stats.tap)" 5
+rm -f /tmp/netkit_stats.tap /tmp/netkit_stats.tap.err
+ip link del nkpv0
+ip netns del "$NS2"
 
 # Pair 1 again, with a program at the primary that redirects to the
 # egress of a veth: the echo requests leave through the veth (its other

@@ -312,6 +312,13 @@ int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
  */
 int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
 	      size_t extsz);
+/*
+ * RTM_NEWTFILTER: a direct-action cls_bpf filter running prog_fd (named
+ * name) at ifindex's clsact ingress, or egress; the clsact qdisc must be
+ * there. 0 or -errno, as nk_nl_request().
+ */
+int nk_cls_bpf(struct nk_nl *nl, int ifindex, int egress, int prog_fd,
+	       const char *name, char *ext, size_t extsz);
 /* RTM_NEWADDR of an IPv4 address ("10.0.0.1") with its prefix length. */
 int nk_addr_add(struct nk_nl *nl, int ifindex, const char *ipv4,
 		int prefixlen);

@@ -15,6 +15,8 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_addr.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 #include <linux/veth.h>
 
@@ -630,6 +632,28 @@ int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
 	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
 	t->tcm_parent = parent;
 	nk_put_str(&m, TCA_KIND, "clsact");
+	return nk_nl_request(nl, &m, ext, extsz, NULL, 0);
+}
+
+int nk_cls_bpf(struct nk_nl *nl, int ifindex, int egress, int prog_fd,
+	       const char *name, char *ext, size_t extsz)
+{
+	struct nk_msg m;
+	struct tcmsg *t;
+
+	t = nk_msg_init(&m, RTM_NEWTFILTER, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL,
+			sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = TC_H_MAKE(TC_H_CLSACT,
+				  egress ? TC_H_MIN_EGRESS : TC_H_MIN_INGRESS);
+	t->tcm_info = TC_H_MAKE(1 << 16, htons(ETH_P_ALL));
+	nk_put_str(&m, TCA_KIND, "bpf");
+	nk_nest(&m, TCA_OPTIONS);
+	nk_put_u32(&m, TCA_BPF_FD, prog_fd);
+	nk_put_str(&m, TCA_BPF_NAME, name);
+	nk_put_u32(&m, TCA_BPF_FLAGS, TCA_BPF_FLAG_ACT_DIRECT);
+	nk_nest_end_all(&m);
 	return nk_nl_request(nl, &m, ext, extsz, NULL, 0);
 }
 
