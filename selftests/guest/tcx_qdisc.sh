@@ -12,7 +12,8 @@
 # device gone once it is deleted). Leaks and splats are the debug
 # kernel's verdict (make qemu-test DEBUG=1); here a program that outlives
 # its last reference fails the test. A clsact qdisc asked for anywhere
-# but at its own parent is refused.
+# but at its own parent is refused. What a tcx program drops carries the
+# drop reason of its hook (TC_INGRESS, TC_EGRESS) in the kfree_skb event.
 #
 # Runs in the test guest as root, prints one "ok"/"not ok" line per check
 # and exits non-zero if any check failed or the setup did not work.
@@ -47,6 +48,18 @@ tc_ok() {
 	shift
 	tc "$@"
 	expect "$d" $?
+}
+
+# drop_reasons COMMAND...: the reasons of the kfree_skb events (the
+# packets the kernel dropped, and why) while COMMAND runs, one line.
+TRACE=/sys/kernel/tracing
+[ -e "$TRACE/trace" ] || mount -t tracefs tracefs "$TRACE"
+drop_reasons() {
+	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/events/skb/kfree_skb/enable"
+	"$@" >/dev/null 2>&1
+	echo 0 >"$TRACE/events/skb/kfree_skb/enable"
+	sed -n 's/.*reason: \([A-Z_]*\).*/\1/p' "$TRACE/trace" | sort -u | tr '\n' ' '
 }
 
 # progs_left: how many tcx_pass/tcx_drop programs the kernel still has,
@@ -123,6 +136,8 @@ tcx-attach tcq0 ingress drop link "$PIN_DROP"
 expect "tcx drop link appended at ingress" $?
 reaches
 expect "tcx drop at ingress drops before clsact" $((!$?))
+r=$(drop_reasons reaches)
+expect_match "tcx drop at ingress: drop reason TC_INGRESS ($r)" '(^| )TC_INGRESS ' "$r"
 
 tc_ok "clsact deleted under tcx" qdisc del dev tcq0 clsact
 reaches
@@ -150,6 +165,17 @@ until reaches || [ "$i" -ge 5 ]; do
 done
 reaches
 expect "ping again once the drop link is released" $?
+
+# A drop at egress, appended after the pass program there, and detached
+# again (the hook's last program).
+tcx-attach tcq0 egress drop prog
+expect "tcx drop appended at egress" $?
+r=$(drop_reasons reaches)
+expect_match "tcx drop at egress: drop reason TC_EGRESS ($r)" '(^| )TC_EGRESS ' "$r"
+tcx-attach "$idx" egress detach
+expect "the egress drop detached" $?
+reaches
+expect "ping again without the egress drop" $?
 
 # Deleting the device with a tcx link and a tcx program attached: the link
 # stays, defunct, and everything is freed with its last reference.
