@@ -51,7 +51,9 @@
  * BPF_LINK_UPDATE/BPF_LINK_DETACH on netkit devices, and the attachment
  * that fills bpf_mprog (BPF_PROG_ATTACH and BPF_LINK_CREATE of the 63rd
  * program, bpf_mprog_max()), after which a 64th must fail with ERANGE as
- * in mainline (kernel/bpf/mprog.c, bpf_mprog_attach()).
+ * in mainline (kernel/bpf/mprog.c, bpf_mprog_attach()), and RTM_NEWQDISC
+ * of a clsact qdisc on a netkit device (clsact_init() allocates the
+ * tcx entries that tcx programs share with it).
  *
  * -0 makes each call once without fault injection (the same checks; for
  * kernels without CONFIG_FAULT_INJECTION). -t caps the run time of the
@@ -84,6 +86,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/pkt_sched.h>
 
 #include "lib/netkit-lib.h"
 
@@ -713,6 +716,65 @@ static int change_fini(int arg)
 }
 
 /*
+ * RTM_NEWQDISC of a clsact qdisc on nkfi8 (up): clsact_init() allocates
+ * the device's tcx entries (tcx/) and the qdisc's blocks. Whether the
+ * qdisc is there is asked by deleting it: a failed call must leave none,
+ * a successful one must have added it (and teardown finds it gone).
+ */
+static int clsact_call_n(int add, int fault_n, struct outcome *o)
+{
+	struct nk_msg m;
+	struct tcmsg *t;
+
+	t = nk_msg_init(&m, add ? RTM_NEWQDISC : RTM_DELQDISC,
+			NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_EXCL : 0),
+			sizeof(*t));
+	t->tcm_ifindex = ifindex_of("nkfi8");
+	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
+	t->tcm_parent = TC_H_CLSACT;
+	nk_put_str(&m, TCA_KIND, "clsact");
+	return nl_outcome(&m, fault_n, o, "RTM_%sQDISC clsact", add ? "NEW" : "DEL");
+}
+
+static int clsact_setup(int arg)
+{
+	(void)arg;
+	if (!ifindex_of("nkfi8") && !nk_create_up("nkfi8", "nkfi8p"))
+		return 0;
+	return snapshot();
+}
+
+static void clsact_call(int arg, int n, struct outcome *o)
+{
+	(void)arg;
+	clsact_call_n(1, n, o);
+}
+
+static int clsact_unchanged(int arg)
+{
+	struct outcome o;
+
+	(void)arg;
+	if (clsact_call_n(0, 0, &o))
+		return whyf("a clsact qdisc is on nkfi8 after the failed call");
+	return devices_unchanged();
+}
+
+static int clsact_done(int arg)
+{
+	(void)arg;
+	if (!clsact_call_n(0, 0, NULL))
+		return whyf("no clsact qdisc on nkfi8 after the call");
+	return devices_unchanged();
+}
+
+static int clsact_fini(int arg)
+{
+	(void)arg;
+	return del_if_there("nkfi8");
+}
+
+/*
  * RTM_DELLINK of a pair with a program (BPF_PROG_ATTACH) on the primary
  * and a link on the peer: both are released with the devices.
  */
@@ -1226,6 +1288,9 @@ static const struct ep eps[] = {
 	  mp_init, mp_setup, mp_call, mp_unchanged, mp_done, mp_teardown, mp_fini },
 	{ "mprog-max-link", "BPF_LINK_CREATE of link 63 of 63 (bpf_mprog full)", 1,
 	  mp_init, mp_setup, mp_call, mp_unchanged, mp_done, mp_teardown, mp_fini },
+	{ "clsact-add", "RTM_NEWQDISC of a clsact qdisc on a netkit device (up)", 0,
+	  NULL, clsact_setup, clsact_call, clsact_unchanged, clsact_done,
+	  NULL, clsact_fini },
 };
 
 #define NR_EPS (int)(sizeof(eps) / sizeof(eps[0]))
@@ -1262,6 +1327,8 @@ static const struct {
 } explained[] = {
 	{ EINVAL, "kobject_set_name_vargs < dev_set_name < netdev_register_kobject",
 	  "netdev_register_kobject() ignores the failure of dev_set_name() (net/core/net-sysfs.c, the same in mainline), device_add() then refuses the nameless device with EINVAL (drivers/base/core.c)" },
+	{ ENOENT, "dev_ingress_queue_create < tc_modify_qdisc",
+	  "tc_modify_qdisc() answers a failed dev_ingress_queue_create() with ENOENT, \"Cannot find ingress queue for specified device\" (net/sched/sch_api.c, the same in mainline)" },
 };
 
 #define NR_EXPLAINED (int)(sizeof(explained) / sizeof(explained[0]))

@@ -1,7 +1,7 @@
 #!/bin/sh
-# area: netkit
+# area: netkit tcx
 # order: 40
-# smoke: only changelink and the eight single-call BPF entry points (not RTM_NEWLINK, RTM_DELLINK, bpf_mprog full)
+# smoke: only changelink, the eight single-call BPF entry points and clsact (not RTM_NEWLINK, RTM_DELLINK, bpf_mprog full)
 # netkit_faultinject: fail every allocation of netkit's kernel entry
 # points in turn, through the thread's fail-nth, and check that a failed
 # call returns ENOMEM/ENOBUFS and leaves nothing behind (no device, no
@@ -9,7 +9,9 @@
 # works: RTM_NEWLINK with and without IFLA_NETKIT_PEER_INFO, changelink of
 # the policies, RTM_DELLINK, BPF_PROG_ATTACH/DETACH/QUERY and
 # BPF_LINK_CREATE/UPDATE/DETACH on netkit devices, and the attachment that
-# fills bpf_mprog (then one more must fail with ERANGE, as in mainline).
+# fills bpf_mprog (then one more must fail with ERANGE, as in mainline),
+# and RTM_NEWQDISC of a clsact qdisc on a netkit device (whose tcx
+# entries clsact_init() allocates: the test is of the tcx area too).
 # netkit-faultinject does the calls and checks and lists the allocation sites
 # that the fault injection stacks show; this script runs it once without
 # fault injection, then with it, and checks that nothing is left.
@@ -32,7 +34,8 @@
 # on the normal kernel, 180-250 s on the debug one); a loop stopped by the
 # cap is a failure. The
 # smoke form runs the entry points whose fault loops take
-# ~1 s together: changelink and the eight single-call BPF ones; the
+# ~1 s together: changelink, the eight single-call BPF ones and the
+# clsact qdisc; the
 # RTM_NEWLINK (~300 fault points each), RTM_DELLINK and bpf_mprog-full
 # loops (~19 s) run only in the full test.
 #
@@ -59,7 +62,7 @@ else
 fi
 
 cleanup() {
-	for d in nkfi1 nkfi2 nkfi3 nkfi4 nkfi5 nkfi6 nkfi7; do
+	for d in nkfi1 nkfi2 nkfi3 nkfi4 nkfi5 nkfi6 nkfi7 nkfi8; do
 		ip link del "$d" 2>/dev/null
 	done
 }
@@ -67,7 +70,7 @@ cleanup
 
 eps='' which="every entry point"
 if [ -n "$smoke" ]; then
-	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach"
+	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach clsact-add"
 	which="the entry points of the smoke form"
 	echo "# smoke form: $eps"
 fi
