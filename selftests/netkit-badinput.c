@@ -507,6 +507,8 @@ static const struct bpf_case bpf_cases[] = {
 	/* the series' check for every other program type: no relative_fd */
 	{ "attach: a cgroup program (not bpf_mprog) with relative_fd", -EINVAL,
 	  { ATT, O_C, 0, O_P, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "detach: the cgroup program (not attached) with relative_fd", -EINVAL,
+	  { DET, O_C, 0, O_P, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
 	{ "attach: the cgroup program without it (valid)", 0,
 	  { ATT, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
 	{ "detach: the cgroup program", 0,
@@ -730,6 +732,42 @@ static void bpf_rows(const struct bpf_case *r, int n)
 	}
 }
 
+/*
+ * bpf_prog_detach() for a program type without bpf_mprog, as the series
+ * dispatches it: a sockmap's stream verdict program attached, detached
+ * (none left to BPF_PROG_QUERY), detached again (ENOENT).
+ */
+static void table_sockmap(void)
+{
+	union bpf_attr a;
+	int map, prog, got;
+
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_SOCKMAP;
+	a.key_size = 4;
+	a.value_size = 4;
+	a.max_entries = 1;
+	map = nk_bpf(BPF_MAP_CREATE, &a);
+	if (map < 0)
+		die("table: setup: sockmap", map);
+	prog = prog_load(BPF_PROG_TYPE_SK_SKB, BPF_SK_SKB_STREAM_VERDICT,
+			 1 /* SK_PASS */, "nkbad_k");
+	bpf_row("sockmap: attach a stream verdict program (valid)", 0,
+		nk_prog_attach(map, BPF_SK_SKB_STREAM_VERDICT, prog, 0, 0, 0, 0));
+	bpf_row("sockmap: detach it (valid)", 0,
+		nk_prog_detach(map, BPF_SK_SKB_STREAM_VERDICT, prog, 0, 0, 0));
+	memset(&a, 0, sizeof(a));
+	a.query.target_fd = map;
+	a.query.attach_type = BPF_SK_SKB_STREAM_VERDICT;
+	got = nk_bpf(BPF_PROG_QUERY, &a);
+	row("sockmap: no program left after the detach", 0, NULL, got, NULL,
+	    !got && a.query.prog_cnt ? "a program is still attached" : NULL);
+	bpf_row("sockmap: detach it again", -ENOENT,
+		nk_prog_detach(map, BPF_SK_SKB_STREAM_VERDICT, prog, 0, 0, 0));
+	close(prog);
+	close(map);
+}
+
 /* MAX_BPF_MPROG is 64; bpf_mprog_max() keeps one slot free: 63. */
 #define MPROG_MAX	63
 
@@ -853,6 +891,7 @@ static int cmd_table(void)
 		die("table: setup: program ids", -ENOENT);
 
 	table_bpf();
+	table_sockmap();
 
 	for (i = 0; i < 7; i++)
 		close((&O(P))[i]);
