@@ -6,6 +6,7 @@
  *   tcx-attach DEV ingress|egress pass|drop link PINPATH
  *   tcx-attach DEV ingress|egress pass|drop prog
  *   tcx-attach IFINDEX ingress|egress detach
+ *   tcx-attach IFINDEX ingress|egress query
  *   tcx-attach fdinfo PINPATH
  *   tcx-attach DEV clsact-root
  *
@@ -14,7 +15,8 @@
  * which needs no pin. The program, named tcx_pass or tcx_drop, returns
  * TCX_NEXT or TCX_DROP. "detach" detaches the hook's last program
  * (BPF_PROG_DETACH without a program) from the device of that ifindex,
- * which may be gone. "fdinfo" prints what /proc/self/fdinfo shows for
+ * which may be gone; "query" prints how many programs BPF_PROG_QUERY
+ * finds on the hook of that ifindex. "fdinfo" prints what /proc/self/fdinfo shows for
  * the link pinned at PINPATH (its device and attach type). "clsact-root"
  * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
  * that request itself) and prints the kernel's answer. 6.1's iproute2
@@ -42,7 +44,7 @@ static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s DEV ingress|egress pass|drop link PINPATH\n"
 		"       %s DEV ingress|egress pass|drop prog\n"
-		"       %s IFINDEX ingress|egress detach\n"
+		"       %s IFINDEX ingress|egress detach|query\n"
 		"       %s fdinfo PINPATH\n"
 		"       %s DEV clsact-root\n", argv0, argv0, argv0, argv0, argv0);
 	return 2;
@@ -70,9 +72,21 @@ int main(int argc, char **argv)
 		       *ext ? ": " : "", ext);
 		return !!err;
 	}
-	if (argc == 4 && !strcmp(argv[3], "detach") &&
+	if (argc == 4 && (!strcmp(argv[3], "detach") || !strcmp(argv[3], "query")) &&
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress"))) {
+		__u32 count = 0;
+		int err;
+
 		type = strcmp(argv[2], "ingress") ? BPF_TCX_EGRESS : BPF_TCX_INGRESS;
+		if (!strcmp(argv[3], "query")) {
+			err = nk_prog_query(atoi(argv[1]), type, NULL, NULL, &count, NULL);
+			if (err) {
+				errno = -err;
+				die("BPF_PROG_QUERY");
+			}
+			printf("%u programs\n", count);
+			return 0;
+		}
 		if (nk_prog_detach(atoi(argv[1]), type, 0, 0, 0, 0))
 			die("BPF_PROG_DETACH");
 		return 0;

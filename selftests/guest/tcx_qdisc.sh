@@ -187,6 +187,8 @@ expect_match "defunct tcx link shows its device as detached" \
 	"^	ifindex \\(detached\\)  attach_type tcx_ingress" "$out"
 out=$(tcx-attach "$idx" ingress detach 2>&1)
 expect_match "detach from the deleted device's ifindex: ENODEV" 'BPF_PROG_DETACH: No such device$' "$out"
+out=$(tcx-attach "$idx" ingress query 2>&1)
+expect_match "query of the deleted device's ifindex: ENODEV" 'BPF_PROG_QUERY: No such device$' "$out"
 out=$(tcx-attach fdinfo "$PIN_PASS")
 expect_match "fdinfo of the defunct link: ifindex 0" '^ifindex:	0$' "$out"
 expect_match "fdinfo of the defunct link: still ingress" '^attach_type:	46 \(ingress\)$' "$out"
