@@ -53,7 +53,10 @@
  * program, bpf_mprog_max()), after which a 64th must fail with ERANGE as
  * in mainline (kernel/bpf/mprog.c, bpf_mprog_attach()), and RTM_NEWQDISC
  * of a clsact qdisc on a netkit device (clsact_init() allocates the
- * tcx entries that tcx programs share with it).
+ * tcx entries that tcx programs share with it); with -T (a kernel that
+ * carries tcx) also BPF_PROG_ATTACH and BPF_LINK_CREATE of tcx programs
+ * on a netkit device (the tcx-* entry points, run only when named or
+ * with -T).
  *
  * -0 makes each call once without fault injection (the same checks; for
  * kernels without CONFIG_FAULT_INJECTION). -t caps the run time of the
@@ -450,10 +453,17 @@ static int query(int ifindex, int type, struct nk_query *q)
 }
 
 /* The query shows exactly these programs (and links; 0: none). */
+/* Mainline's numbers; the netkit-only cut's uapi does not name them. */
+#define AT_TCX_INGRESS	46
+#define AT_TCX_EGRESS	47
+#define LT_TCX		11	/* BPF_LINK_TYPE_TCX */
+
 static int attached(int ifindex, int type, int count, const __u32 *ids,
 		    const __u32 *link_ids)
 {
-	const char *hook = type == BPF_NETKIT_PEER ? "peer" : "primary";
+	const char *hook = type == BPF_NETKIT_PEER ? "peer" :
+			   type == AT_TCX_INGRESS ? "tcx ingress" :
+			   type == AT_TCX_EGRESS ? "tcx egress" : "primary";
 	struct nk_query q;
 	int i;
 
@@ -989,16 +999,18 @@ static int lcreate_unchanged(int arg)
 static int link_is(int fd, __u32 prog, int type, __u32 *id)
 {
 	int ifindex = type == BPF_NETKIT_PEER ? bpf_pidx : bpf_idx;
+	__u32 ltype = type == AT_TCX_INGRESS || type == AT_TCX_EGRESS ?
+		      LT_TCX : BPF_LINK_TYPE_NETKIT;
 	struct bpf_link_info info;
 
 	if (!link_info(fd, &info))
 		return 0;
-	if (info.type != BPF_LINK_TYPE_NETKIT || info.prog_id != prog ||
+	/* a tcx link's info has the netkit one's layout */
+	if (info.type != ltype || info.prog_id != prog ||
 	    (int)info.netkit.ifindex != ifindex || (int)info.netkit.attach_type != type)
 		return whyf("link %u: type %u prog %u ifindex %u attach type %u, expected %u %u %d %d",
 			    info.id, info.type, info.prog_id, info.netkit.ifindex,
-			    info.netkit.attach_type, BPF_LINK_TYPE_NETKIT, prog,
-			    ifindex, type);
+			    info.netkit.attach_type, ltype, prog, ifindex, type);
 	if (id)
 		*id = info.id;
 	return 1;
@@ -1291,6 +1303,12 @@ static const struct ep eps[] = {
 	{ "clsact-add", "RTM_NEWQDISC of a clsact qdisc on a netkit device (up)", 0,
 	  NULL, clsact_setup, clsact_call, clsact_unchanged, clsact_done,
 	  NULL, clsact_fini },
+	{ "tcx-prog-attach", "BPF_PROG_ATTACH BPF_TCX_INGRESS on a netkit device", AT_TCX_INGRESS,
+	  bpf_init, attach_setup, attach_call, attach_unchanged, attach_done,
+	  attach_teardown, bpf_fini },
+	{ "tcx-link-create", "BPF_LINK_CREATE BPF_TCX_EGRESS on a netkit device", AT_TCX_EGRESS,
+	  bpf_init, attach_setup, lcreate_call, lcreate_unchanged, lcreate_done,
+	  lcreate_teardown, bpf_fini },
 };
 
 #define NR_EPS (int)(sizeof(eps) / sizeof(eps[0]))
@@ -1561,13 +1579,14 @@ static int check_clean(void)
 		if (fd < 0)
 			continue;
 		if (!nk_obj_info(fd, &linfo, sizeof(linfo)) &&
-		    linfo.type == BPF_LINK_TYPE_NETKIT) {
-			printf("# left: netkit link %u (prog %u)\n", linfo.id, linfo.prog_id);
+		    (linfo.type == BPF_LINK_TYPE_NETKIT || linfo.type == LT_TCX)) {
+			printf("# left: %s link %u (prog %u)\n",
+			       linfo.type == LT_TCX ? "tcx" : "netkit", linfo.id, linfo.prog_id);
 			good = 0;
 		}
 		close(fd);
 	}
-	nk_report(good, "no netkit link left (%d links)", nlink);
+	nk_report(good, "no netkit or tcx link left (%d links)", nlink);
 	return !nk_failures;
 }
 
@@ -1580,14 +1599,15 @@ static void prefault_stack(void)
 		buf[i] = 0;
 }
 
-#define USAGE	"[-0] [-v] [-t SECONDS] [-n MAX_N] [ENTRY...]\n" \
+#define USAGE	"[-0] [-v] [-T] [-t SECONDS] [-n MAX_N] [ENTRY...]\n" \
 		"       netkit-faultinject -c | -l | -S"
 
 int main(int argc, char **argv)
 {
-	int i, j, clean = 0, list = 0, self = 0, no_fault = 0, sel[NR_EPS], nsel = 0;
+	int i, j, clean = 0, list = 0, self = 0, no_fault = 0, sel[NR_EPS], nsel = 0, tcx = 0;
 	const struct nk_opt opts[] = {
 		{ '0', 'f', &no_fault, NULL }, { 'c', 'f', &clean, NULL }, { 'l', 'f', &list, NULL },
+		{ 'T', 'f', &tcx, NULL },
 		{ 'S', 'f', &self, NULL }, { 'n', 'i', &max_n, NULL }, { 't', 'd', &time_cap, NULL },
 		{ 'v', 'f', &verbose, NULL }, { 0 }
 	};
@@ -1616,7 +1636,8 @@ int main(int argc, char **argv)
 	}
 	if (!nsel)
 		for (j = 0; j < NR_EPS; j++)
-			sel[nsel++] = j;
+			if (tcx || strncmp(eps[j].name, "tcx-", 4))
+				sel[nsel++] = j;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (nk_nl_open(&nl, 0) ||

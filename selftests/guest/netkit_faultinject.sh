@@ -10,8 +10,10 @@
 # the policies, RTM_DELLINK, BPF_PROG_ATTACH/DETACH/QUERY and
 # BPF_LINK_CREATE/UPDATE/DETACH on netkit devices, and the attachment that
 # fills bpf_mprog (then one more must fail with ERANGE, as in mainline),
-# and RTM_NEWQDISC of a clsact qdisc on a netkit device (whose tcx
-# entries clsact_init() allocates: the test is of the tcx area too).
+# RTM_NEWQDISC of a clsact qdisc on a netkit device (whose tcx entries
+# clsact_init() allocates: the test is of the tcx area too), and where
+# the kernel carries tcx, a tcx program's attach and link on a netkit
+# device.
 # netkit-faultinject does the calls and checks and lists the allocation sites
 # that the fault injection stacks show; this script runs it once without
 # fault injection, then with it, and checks that nothing is left.
@@ -68,9 +70,15 @@ cleanup() {
 }
 cleanup
 
+# tcx's entry points where the kernel carries tcx (tcx-attach is built
+# only then): -T, or their names in the smoke form's list.
+tcx='' tcx_eps=''
+if command -v tcx-attach >/dev/null; then
+	tcx=-T tcx_eps=" tcx-prog-attach tcx-link-create"
+fi
 eps='' which="every entry point"
 if [ -n "$smoke" ]; then
-	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach clsact-add"
+	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach clsact-add$tcx_eps"
 	which="the entry points of the smoke form"
 	echo "# smoke form: $eps"
 fi
@@ -82,7 +90,7 @@ expect "the stack reader's self-test: planted dumps give their sites and problem
 # Every entry point once without fault injection: the calls and the
 # checks work, and one program more than bpf_mprog holds gets ERANGE.
 # shellcheck disable=SC2086 # a word list
-netkit-faultinject -0 $eps
+netkit-faultinject -0 $tcx $eps
 expect "entry points and checks without fault injection" $?
 
 missing=
@@ -147,7 +155,7 @@ else
 	rm -f "$out" "$out.rc"
 	# shellcheck disable=SC2086 # a word list
 	{
-		netkit-faultinject -t "$TIME" $eps
+		netkit-faultinject -t "$TIME" $tcx $eps
 		echo $? >"$out.rc"
 	} | tee "$out"
 	kill "$writer"
