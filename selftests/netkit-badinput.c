@@ -581,6 +581,8 @@ static const struct bpf_case bpf_cases[] = {
 	  { ATT, O_Q, BPF_F_REPLACE, 0, O_R } },
 	{ "attach: BPF_F_REPLACE of a socket filter", -EINVAL,
 	  { ATT, O_Q, BPF_F_REPLACE, 0, O_S } },
+	{ "attach: BPF_F_REPLACE|BPF_F_BEFORE of P, no relative program", -ERANGE,
+	  { ATT, O_Q, BPF_F_REPLACE | BPF_F_BEFORE, 0, O_P } },
 	{ "attach: BPF_F_REPLACE of P by P", -EEXIST, { ATT, O_P, BPF_F_REPLACE, 0, O_P } },
 	{ "attach: BPF_F_REPLACE of P by Q (valid)", 0, { ATT, O_Q, BPF_F_REPLACE, 0, O_P } },
 	{ "attach: BPF_F_REPLACE of Q by P (valid)", 0, { ATT, O_P, BPF_F_REPLACE, 0, O_Q } },
