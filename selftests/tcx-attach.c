@@ -9,6 +9,7 @@
  *   tcx-attach IFINDEX ingress|egress query
  *   tcx-attach fdinfo PINPATH
  *   tcx-attach DEV clsact-root
+ *   tcx-attach replace PINPATH
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -19,7 +20,11 @@
  * finds on the hook of that ifindex. "fdinfo" prints what /proc/self/fdinfo shows for
  * the link pinned at PINPATH (its device and attach type). "clsact-root"
  * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
- * that request itself) and prints the kernel's answer. 6.1's iproute2
+ * that request itself) and prints the kernel's answer. "replace" updates
+ * the link pinned at PINPATH to a new pass program (tcx_repl) with
+ * BPF_F_REPLACE twice, printing each answer: first naming as the old
+ * program one that is not the link's (the new one), then the link's
+ * own. 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
@@ -46,8 +51,33 @@ static int usage(const char *argv0)
 		"       %s DEV ingress|egress pass|drop prog\n"
 		"       %s IFINDEX ingress|egress detach|query\n"
 		"       %s fdinfo PINPATH\n"
-		"       %s DEV clsact-root\n", argv0, argv0, argv0, argv0, argv0);
+		"       %s DEV clsact-root\n"
+		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0);
 	return 2;
+}
+
+/* "replace": BPF_LINK_UPDATE with BPF_F_REPLACE, a wrong then the right old program */
+static int replace(const char *pin)
+{
+	struct bpf_link_info li;
+	union bpf_attr a;
+	int link, prog, old, err;
+
+	memset(&a, 0, sizeof(a));
+	a.pathname = (unsigned long)pin;
+	link = nk_bpf(BPF_OBJ_GET, &a);
+	if (link < 0 || nk_link_info(link, &li))
+		die(pin);
+	old = nk_fd_by_id(BPF_PROG_GET_FD_BY_ID, li.prog_id);
+	prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, li.tcx.attach_type, TCX_NEXT,
+			    "tcx_repl");
+	if (old < 0 || prog < 0)
+		die("the link's program, a new one");
+	err = nk_link_update(link, prog, BPF_F_REPLACE, prog);
+	printf("old program not the link's: %s\n", err ? strerror(-err) : "updated");
+	err = nk_link_update(link, prog, BPF_F_REPLACE, old);
+	printf("old program the link's: %s\n", err ? strerror(-err) : "updated");
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -60,6 +90,8 @@ int main(int argc, char **argv)
 			die(argv[2]);
 		return 0;
 	}
+	if (argc == 3 && !strcmp(argv[1], "replace"))
+		return replace(argv[2]);
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;

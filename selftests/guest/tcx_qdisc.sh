@@ -124,6 +124,14 @@ expect "a tcx link at egress next to the program" $?
 out=$(tcx-attach fdinfo "$PIN_EGRESS")
 expect_match "fdinfo: the egress link's device" "^ifindex:	$idx\$" "$out"
 expect_match "fdinfo: the egress link's attach type" '^attach_type:	47 \(egress\)$' "$out"
+# BPF_LINK_UPDATE with BPF_F_REPLACE: refused when the old program named
+# is not the link's (EPERM, as in mainline), done when it is.
+out=$(tcx-attach replace "$PIN_EGRESS")
+expect "tcx-attach replace ran" $?
+expect_match "link update, old program not the link's: EPERM" \
+	'^old program not the link.s: Operation not permitted$' "$out"
+expect_match "link update, old program the link's: updated" \
+	'^old program the link.s: updated$' "$out"
 rm -f "$PIN_EGRESS"
 
 # The qdiscs come and go under the tcx programs.
