@@ -544,6 +544,22 @@ static void racer_unlink(struct ctx *c)
 	close(fd);
 }
 
+/*
+ * Publish generation gen, whose device is c->sh->ifindex (named name),
+ * and delete that device as the destruction the racer meets.
+ */
+static void publish_delete(struct ctx *c, long gen, const char *name)
+{
+	int err;
+
+	publish(c, gen);
+	closing(c, gen);
+	err = nl_link_del(c->nl, c->sh->ifindex);
+	closed(c, gen);
+	if (err)
+		fail(c, "owner: RTM_DELLINK %s: %s", name, nk_errname(err));
+}
+
 /* ---- devdel-update ---- */
 
 static const char *const devdel_update_ops[] = { "update", "detach", NULL };
@@ -565,12 +581,7 @@ static int owner_devdel(struct ctx *c, long gen)
 		return -1;
 	}
 	c->sh->link_fd = fd;
-	publish(c, gen);
-	closing(c, gen);
-	err = nl_link_del(c->nl, c->sh->ifindex);
-	closed(c, gen);
-	if (err)
-		fail(c, "owner: RTM_DELLINK nklr2: %s", nk_errname(err));
+	publish_delete(c, gen, "nklr2");
 	/*
 	 * The racer may still use the number: it then names a closed fd
 	 * or the next generation's link, both answers allowed below.
@@ -631,12 +642,7 @@ static int owner_devdel_xmit(struct ctx *c, long gen)
 		nl_link_del(c->nl, c->sh->ifindex);
 		return -1;
 	}
-	publish(c, gen);
-	closing(c, gen);
-	err = nl_link_del(c->nl, c->sh->ifindex);
-	closed(c, gen);
-	if (err)
-		fail(c, "owner: RTM_DELLINK nklr6: %s", nk_errname(err));
+	publish_delete(c, gen, "nklr6");
 	return 0;
 }
 

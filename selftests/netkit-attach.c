@@ -40,43 +40,45 @@ static void die(const char *what)
 	exit(1);
 }
 
-/* "r1 = to; r2 = 0; call bpf_redirect; exit", attached at ifindex. */
-static void attach_redirect(int ifindex, int type, int to)
+/*
+ * "r1 = to; r2 = 0; call HELPER; exit" (bpf_redirect or bpf_redirect_peer)
+ * as a SCHED_CLS program named name: its fd.
+ */
+static int load_redirect(int helper, int expected_attach_type, int to,
+			 const char *name)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1,
 		  .imm = to },
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		{ .code = BPF_JMP | BPF_CALL, .imm = helper },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	int fd;
 
-	fd = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns,
-				sizeof(insns) / sizeof(insns[0]), "nk_redirect");
+	fd = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, expected_attach_type, insns,
+				sizeof(insns) / sizeof(insns[0]), name);
 	if (fd < 0)
 		die("BPF_PROG_LOAD");
+	return fd;
+}
+
+/* nk_redirect, attached at ifindex's netkit hook */
+static void attach_redirect(int ifindex, int type, int to)
+{
+	int fd = load_redirect(BPF_FUNC_redirect, type, to, "nk_redirect");
+
 	if (nk_prog_attach(ifindex, type, fd, 0, 0, 0, 0))
 		die("BPF_PROG_ATTACH");
 }
 
-/* "r1 = to; r2 = 0; call bpf_redirect_peer; exit" at DEV's tc ingress */
+/* nk_peer_redir, at DEV's tc ingress (a clsact qdisc added for it) */
 static void tc_redirect_peer(int ifindex, int to)
 {
-	struct bpf_insn insns[] = {
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1,
-		  .imm = to },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
-		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect_peer },
-		{ .code = BPF_JMP | BPF_EXIT },
-	};
+	int fd = load_redirect(BPF_FUNC_redirect_peer, 0, to, "nk_peer_redir");
 	char ext[256];
-	int fd, err;
+	int err;
 
-	fd = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, 0, insns,
-				sizeof(insns) / sizeof(insns[0]), "nk_peer_redir");
-	if (fd < 0)
-		die("BPF_PROG_LOAD");
 	err = nk_clsact(NULL, ifindex, TC_H_CLSACT, 1, ext, sizeof(ext));
 	if (!err)
 		err = nk_cls_bpf(NULL, ifindex, 0, fd, "nk_peer_redir", ext, sizeof(ext));
