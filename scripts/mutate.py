@@ -5,7 +5,7 @@
     mutate.py tests   --tree TREE --netkit TERMS --tcx TERMS > tests.tsv
     mutate.py plan    --sample S --results R --tests T --per-boot K --dir D
     mutate.py collect --sample S --results R --dir D --status STATUS --splat-re RE
-    mutate.py report  --sample S --results R --equivalent E [--title T]
+    mutate.py report  --sample S --results R --equivalent E [--mutants M] [--title T]
 
 sample: the mutants of one run. Every mutant of mutants.tsv (from
 mutate-gen.py list) gets its area (the tests that judge it: netkit.c
@@ -46,6 +46,10 @@ Kernel trouble is --splat-re, lib.sh's KERNEL_SPLAT_RE (scripts/verdict.sh's).
 report: the tables (per file and operator, before any boot and after),
 the score (killed of the mutants that build and ran), every survivor with
 its line, and the equivalents that selftests/mutate-equivalent.txt argues.
+An equivalence is keyed by the mutant's columns without its line plus
+NTH, which of the mutants with those columns in its function it is
+(counted over mutants.tsv in line order): the key survives line moves and
+tells two equal constructs of one function apart.
 """
 
 import argparse
@@ -389,26 +393,40 @@ def first_trouble(seg):
 
 
 def read_equivalent(path):
+    """FILE FUNCTION OPERATOR ORIGINAL MUTATED NTH WHY -> {key: WHY}."""
     eq = {}
     if path and os.path.exists(path):
         with open(path) as f:
-            for ln in f:
+            for n, ln in enumerate(f, 1):
                 if ln.startswith('#') or not ln.strip():
                     continue
                 p = ln.rstrip('\n').split('\t')
-                if len(p) >= 6:
-                    eq[tuple(p[:5])] = p[5]
+                if len(p) != 7 or not p[5].isdigit():
+                    sys.exit(f'{path}:{n}: want 7 tab-separated columns '
+                             '(FILE FUNCTION OPERATOR ORIGINAL MUTATED NTH WHY)')
+                eq[tuple(p[:6])] = p[6]
     return eq
 
 
-def key_of(m):
-    return (m['file'], m['function'], m['operator'], m['original'], m['mutated'])
+def keys_of(mutants):
+    """Each mutant's equivalence key: its columns without the line, and
+    which of the mutants with those columns in its function it is (1 for
+    the first in line order), so two equal constructs in one function
+    (bpf_mprog_attach's BEFORE and AFTER branches) have different keys."""
+    nth = collections.Counter()
+    keys = {}
+    for m in sorted(mutants, key=lambda m: (int(m['line']), int(m['id']))):
+        k = (m['file'], m['function'], m['operator'], m['original'], m['mutated'])
+        nth[k] += 1
+        keys[m['id']] = k + (str(nth[k]),)
+    return keys
 
 
 def cmd_report(a):
     sample = read_tsv(a.sample)
     res = final(read_results(a.results))
     eq = read_equivalent(a.equivalent)
+    keys = keys_of(read_tsv(a.mutants or os.path.join(os.path.dirname(a.sample), 'mutants.tsv')))
     rows = collections.OrderedDict()
     surv = []
     totals = collections.Counter()
@@ -428,7 +446,7 @@ def cmd_report(a):
         rows.setdefault(key, collections.Counter())[c] += 1
         totals[c] += 1
         if c == 'survived':
-            surv.append((m, res[mid], eq.get(key_of(m))))
+            surv.append((m, res[mid], eq.get(keys[m['id']])))
     w = sys.stdout.write
     cols = ['killed', 'timeout', 'survived', 'nobuild', 'notexec', 'pending']
     w(f"{a.title}\n\n")
@@ -501,6 +519,7 @@ def main():
     p.add_argument('--sample', required=True)
     p.add_argument('--results', required=True)
     p.add_argument('--equivalent')
+    p.add_argument('--mutants', help="mutants.tsv (default: the sample's directory)")
     p.add_argument('--title', default='make mutate')
     a = ap.parse_args()
     {'sample': cmd_sample, 'tests': cmd_tests, 'plan': cmd_plan, 'collect': cmd_collect,
