@@ -54,6 +54,16 @@
  *                  pointers away before it closes the devices: a frame
  *                  sent in between finds no peer and must be dropped
  *                  (ENOBUFS), not followed.
+ *   detach-inflight  the hook runs lr_spin (bpf_loop() for tens of ms,
+ *                  marking the frame) and then lr_pass; the racer sends
+ *                  frames out of the primary. The owner waits until a frame
+ *                  is inside lr_spin, detaches lr_pass and at once attaches
+ *                  it again in front (BPF_F_BEFORE), which rewrites the
+ *                  entry the frame started on: a detach that returns before
+ *                  the frames running the old entry are done (its RCU sync
+ *                  left out) lets that frame find lr_spin in its next slot
+ *                  and run it a second time, which lr_spin counts. No frame
+ *                  may run it twice.
  *   qdiscdel-attach  (tcx) the owner adds and deletes a clsact qdisc; the
  *                  racer creates and closes tcx links and attaches and
  *                  detaches tcx programs on the same device.
@@ -150,6 +160,14 @@ struct shared {
 	struct op_stats ops[NR_OPS];
 	int nops;
 	char failure[512];
+	char note[128];		/* a case's own count, printed after the ops */
+};
+
+/* detach-inflight: lr_spin's map value, mapped into the child */
+struct spin_state {
+	__u64 inside;		/* a frame is in lr_spin's loop */
+	__u64 twice;		/* frames that ran lr_spin a second time */
+	__u64 frames;		/* frames that ran it */
 };
 
 struct ctx;
@@ -175,7 +193,8 @@ struct ctx {
 	int nl;			/* the owner's rtnetlink socket */
 	int home_ns;
 	int dev, dev_peer;	/* the case's long-lived netkit pair, if any */
-	int pkt;		/* devdel-xmit's racer: its AF_PACKET socket */
+	int pkt;		/* the racer's AF_PACKET socket, for frames */
+	volatile struct spin_state *spin;	/* detach-inflight: lr_spin's map */
 	__u64 rng;
 };
 
@@ -646,6 +665,36 @@ static int owner_devdel_xmit(struct ctx *c, long gen)
 	return 0;
 }
 
+/*
+ * Send a broadcast frame out of ifindex from the racer's AF_PACKET socket
+ * (made on first use; with PACKET_QDISC_BYPASS straight to the driver's
+ * xmit, else through __dev_queue_xmit() and tcx egress): 0 or -errno;
+ * 1 if there is no socket (the case's failure is recorded).
+ */
+static int send_frame(struct ctx *c, int ifindex, int bypass)
+{
+	/* from a locally administered address, local ethertype */
+	static const unsigned char frame[60] = {
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
+		ETH_P_802_EX1 >> 8, ETH_P_802_EX1 & 0xff,
+	};
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+
+	if (c->pkt < 0) {
+		c->pkt = socket(AF_PACKET, SOCK_RAW, 0);
+		if (c->pkt < 0 || setsockopt(c->pkt, SOL_PACKET, PACKET_QDISC_BYPASS,
+					     &bypass, sizeof(bypass))) {
+			fail(c, "racer: AF_PACKET socket: %s", nk_errname(-errno));
+			return 1;
+		}
+	}
+	sll.sll_ifindex = ifindex;
+	sll.sll_protocol = htons(ETH_P_802_EX1);
+	return res(sendto(c->pkt, frame, sizeof(frame), 0,
+			  (struct sockaddr *)&sll, sizeof(sll)));
+}
+
 static void racer_devdel_xmit(struct ctx *c)
 {
 	/*
@@ -654,32 +703,15 @@ static void racer_devdel_xmit(struct ctx *c)
 	 * down (ENETDOWN) or gone (ENXIO).
 	 */
 	static const int allowed[] = { ENOBUFS, ENETDOWN, ENXIO, 0 };
-	/* broadcast, from a locally administered address, local ethertype */
-	static const unsigned char frame[60] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0x02, 0x00, 0x00, 0x00, 0x00, 0x01,
-		ETH_P_802_EX1 >> 8, ETH_P_802_EX1 & 0xff,
-	};
-	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
 	long gen, closed0;
-	int one = 1, err;
+	int err;
 
-	if (c->pkt < 0) {
-		c->pkt = socket(AF_PACKET, SOCK_RAW, 0);
-		if (c->pkt < 0 || setsockopt(c->pkt, SOL_PACKET, PACKET_QDISC_BYPASS,
-					     &one, sizeof(one))) {
-			fail(c, "racer: AF_PACKET socket: %s", nk_errname(-errno));
-			return;
-		}
-	}
 	gen = snapshot(c, &closed0);
 	if (!gen)
 		return;
-	sll.sll_ifindex = c->sh->ifindex;
-	sll.sll_protocol = htons(ETH_P_802_EX1);
-	err = res(sendto(c->pkt, frame, sizeof(frame), 0,
-			 (struct sockaddr *)&sll, sizeof(sll)));
-	op_done(c, "send", gen, closed0, err, allowed);
+	err = send_frame(c, c->sh->ifindex, 1);
+	if (err <= 0)
+		op_done(c, "send", gen, closed0, err, allowed);
 }
 
 /* ---- netnsdel-attach ---- */
@@ -765,6 +797,171 @@ static void racer_netnsdel(struct ctx *c)
 	racer_attach_or_link(c, c->sh->ifindex, allowed, 0);
 }
 
+/* ---- detach-inflight ---- */
+
+#define SPIN_MARK	0x6e6b6c72	/* skb->mark: lr_spin ran on this frame */
+#define SPIN_LOOPS	(1 << 21)	/* bpf_loop() turns: tens of ms in TCG */
+
+static const char *const detach_inflight_ops[] = { "send", NULL };
+
+/* netkit: the primary's hook; tcx: egress, which a frame sent passes */
+static int spin_hook(struct ctx *c)
+{
+	return c->kind == KIND_TCX ? 1 : 0;
+}
+
+/*
+ * lr_spin: the first time a frame comes by, mark it, count it in frames,
+ * raise inside, run bpf_loop() SPIN_LOOPS times, lower inside; a frame
+ * that comes by marked counts in twice. Then the next program (NEXT).
+ */
+static int load_spin(struct ctx *c, int map)
+{
+	const int mark = offsetof(struct __sk_buff, mark);
+	const struct bpf_insn insns[] = {
+		/* 0 */ { BPF_ALU64 | BPF_MOV | BPF_X, 6, 1, 0, 0 },
+		/* 1 */ { BPF_LD | BPF_DW | BPF_IMM, 7, BPF_PSEUDO_MAP_VALUE, 0, map },
+		/* 2 */ { 0, 0, 0, 0, 0 },
+		/* 3 */ { BPF_LDX | BPF_MEM | BPF_W, 2, 6, mark, 0 },
+		/* 4 */ { BPF_JMP | BPF_JNE | BPF_K, 2, 0, 8 - 4 - 1, SPIN_MARK },
+		/* 5 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 1 },
+		/* 6 */ { BPF_STX | BPF_ATOMIC | BPF_DW, 7, 3,
+			  offsetof(struct spin_state, twice), BPF_ADD },
+		/* 7 */ { BPF_JMP | BPF_JA, 0, 0, 21 - 7 - 1, 0 },
+		/* 8 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, SPIN_MARK },
+		/* 9 */ { BPF_STX | BPF_MEM | BPF_W, 6, 3, mark, 0 },
+		/* 10 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 1 },
+		/* 11 */ { BPF_STX | BPF_ATOMIC | BPF_DW, 7, 3,
+			   offsetof(struct spin_state, frames), BPF_ADD },
+		/* 12 */ { BPF_STX | BPF_MEM | BPF_DW, 7, 3,
+			   offsetof(struct spin_state, inside), 0 },
+		/* 13 */ { BPF_ALU64 | BPF_MOV | BPF_K, 1, 0, 0, SPIN_LOOPS },
+		/* 14 */ { BPF_LD | BPF_DW | BPF_IMM, 2, BPF_PSEUDO_FUNC, 0, 23 - 14 - 1 },
+		/* 15 */ { 0, 0, 0, 0, 0 },
+		/* 16 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0 },
+		/* 17 */ { BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0 },
+		/* 18 */ { BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_loop },
+		/* 19 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0 },
+		/* 20 */ { BPF_STX | BPF_MEM | BPF_DW, 7, 3,
+			   offsetof(struct spin_state, inside), 0 },
+		/* 21 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, NETKIT_NEXT },
+		/* 22 */ { BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+		/* 23: the callback: 0, go on */
+		/* 23 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0 },
+		/* 24 */ { BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+	};
+	static char log[16384];
+	int fd;
+
+	fd = nk_prog_load_cb(BPF_PROG_TYPE_SCHED_CLS, c->hook[spin_hook(c)],
+			     insns, sizeof(insns) / sizeof(insns[0]), 23,
+			     "lr_spin", log, sizeof(log));
+	if (fd < 0)
+		out("# lr_spin refused: %s\n%s", nk_errname(fd), log);
+	return fd;
+}
+
+/* The pair up, lr_spin's map mapped, lr_spin then lr_pass on the hook. */
+static int setup_spin(struct ctx *c)
+{
+	struct nk_nl nl = { .fd = c->nl };
+	int h = spin_hook(c), map, spin, err;
+	union bpf_attr a;
+	void *v;
+
+	if (make_pair(c, "nklr0", "nklr1"))
+		return -1;
+	err = nk_pair_up(&nl, c->dev, &nl, c->dev_peer, 0);
+	if (err) {
+		out("# nklr0/nklr1 up: %s\n", nk_errname(err));
+		return -1;
+	}
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = sizeof(struct spin_state);
+	a.max_entries = 1;
+	a.map_flags = BPF_F_MMAPABLE;
+	map = nk_bpf(BPF_MAP_CREATE, &a);
+	if (map < 0) {
+		out("# lr_spin's map: %s\n", nk_errname(map));
+		return -1;
+	}
+	v = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		 MAP_SHARED, map, 0);
+	spin = load_spin(c, map);
+	close(map);
+	if (v == MAP_FAILED || spin < 0)
+		return -1;
+	c->spin = v;
+	err = prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h], spin, 0, 0);
+	if (!err)
+		err = prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h],
+				  c->prog[h], 0, 0);
+	close(spin);
+	if (err)
+		out("# lr_spin and lr_pass on nklr0: %s\n", nk_errname(err));
+	return err ? -1 : 0;
+}
+
+static int owner_detach_inflight(struct ctx *c, long gen)
+{
+	int h = spin_hook(c), type = c->hook[h], pass = c->prog[h], err;
+	double t0 = nk_now();
+
+	publish(c, gen);
+	/* a frame sent after the publish is in lr_spin's loop */
+	while (__atomic_load_n(&c->sh->started, __ATOMIC_ACQUIRE) < gen ||
+	       !__atomic_load_n(&c->spin->inside, __ATOMIC_ACQUIRE)) {
+		c->sh->beat[0]++;
+		if (c->sh->stop)
+			return 0;
+		if (nk_now() - t0 > 2) {
+			fail(c, "owner: no frame in lr_spin for 2 s");
+			return -1;
+		}
+	}
+	closing(c, gen);
+	err = prog_attach(BPF_PROG_DETACH, c->dev, type, pass, 0, 0);
+	closed(c, gen);
+	/* lr_pass first: the entry the frame started on is written now */
+	if (!err)
+		err = prog_attach(BPF_PROG_ATTACH, c->dev, type, pass, BPF_F_BEFORE, 0);
+	/* and lr_spin first again, for the next generation */
+	if (!err)
+		err = prog_attach(BPF_PROG_DETACH, c->dev, type, pass, 0, 0);
+	if (!err)
+		err = prog_attach(BPF_PROG_ATTACH, c->dev, type, pass, 0, 0);
+	if (err) {
+		fail(c, "owner: detach and attach of lr_pass: %s", nk_errname(err));
+		return -1;
+	}
+	return 0;
+}
+
+static void racer_detach_inflight(struct ctx *c)
+{
+	static const int allowed[] = { 0 };
+	unsigned long long twice, frames;
+	long gen, closed0;
+	int err;
+
+	gen = snapshot(c, &closed0);
+	if (!gen)
+		return;
+	err = send_frame(c, c->dev, 0);
+	if (err > 0)
+		return;
+	op_done(c, "send", gen, closed0, err, allowed);
+	twice = __atomic_load_n(&c->spin->twice, __ATOMIC_ACQUIRE);
+	frames = __atomic_load_n(&c->spin->frames, __ATOMIC_ACQUIRE);
+	snprintf(c->sh->note, sizeof(c->sh->note),
+		 "lr_spin ran on %llu frames, %llu of them twice", frames, twice);
+	if (twice)
+		fail(c, "%llu of %llu frames ran lr_spin twice: the detach on generation %ld returned while a frame still ran the entry it replaced, and the attach after it rewrote that entry",
+		     twice, frames, gen);
+}
+
 /* ---- qdiscdel-attach (tcx) ---- */
 
 static const char *const qdiscdel_attach_ops[] = { "attach", "link", NULL };
@@ -811,6 +1008,9 @@ static const struct race_case cases[] = {
 	{ .name = "netnsdel-attach", .kinds = BOTH,
 	  .owner = owner_netnsdel, .racer = racer_netnsdel,
 	  .ops = netnsdel_attach_ops },
+	{ .name = "detach-inflight", .kinds = BOTH, .setup = setup_spin,
+	  .owner = owner_detach_inflight, .racer = racer_detach_inflight,
+	  .ops = detach_inflight_ops },
 	{ .name = "qdiscdel-attach", .kinds = 1 << KIND_TCX, .setup = setup_pair,
 	  .owner = owner_qdiscdel, .racer = racer_qdiscdel,
 	  .ops = qdiscdel_attach_ops },
@@ -1012,6 +1212,8 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	out("# %s/%s: %lu generations in %.1f s\n", rc->name, kind_names[kind],
 	    sh->gens, nk_now() - t0);
 	report_ops(sh);
+	if (sh->note[0])
+		out("#   %s\n", sh->note);
 	if (wedged >= 0) {
 		out("#   the %s thread made no progress for %.0f s: the kernel is wedged\n",
 		    wedged ? "racer" : "owner", hang_after);

@@ -13,7 +13,11 @@
 # holds rtnl would hang them too). One case races a pair's delete with
 # frames sent out of its primary (devdel-xmit): the delete clears the
 # peer pointers before it closes the devices, and a frame sent in between
-# must be dropped, not followed to a peer that is gone.
+# must be dropped, not followed to a peer that is gone. Another detaches
+# a program while a frame is still in the one before it
+# (detach-inflight): a detach that returns before the frames running the
+# old program list are done lets the next attach rewrite that list under
+# the frame, which then runs a program twice.
 #
 # The netkit cases run when the netkit area is selected, the tcx cases
 # with tcx (guest lib.sh's in_areas). Env: NETKIT_LINKRACE_SECONDS (per

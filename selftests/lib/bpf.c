@@ -6,10 +6,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
+#include <linux/btf.h>
 
 #include "netkit-lib.h"
 
@@ -39,6 +41,77 @@ int nk_prog_load_insns(int prog_type, int expected_attach_type,
 	attr.license = (unsigned long)"GPL";
 	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
 	return nk_bpf(BPF_PROG_LOAD, &attr);
+}
+
+int nk_prog_load_cb(int prog_type, int expected_attach_type,
+		    const struct bpf_insn *insns, unsigned int n,
+		    unsigned int cb, const char *name, char *log,
+		    unsigned int logsz)
+{
+	/* [1] int, [2] int (void), [3] name, [4] name_cb: static functions */
+	struct {
+		struct btf_header hdr;
+		struct btf_type t_int;
+		__u32 int_enc;
+		struct btf_type t_proto, t_main, t_cb;
+		char str[2 * BPF_OBJ_NAME_LEN + 8];
+	} __attribute__((packed)) btf;
+	struct bpf_func_info fi[2] = { { 0, 3 }, { cb, 4 } };
+	union bpf_attr attr;
+	int btf_fd, fd, len;
+
+	memset(&btf, 0, sizeof(btf));
+	len = snprintf(btf.str, sizeof(btf.str), "%cint%c%s%c%s_cb", 0, 0,
+		       name, 0, name) + 1;
+	btf.hdr.magic = BTF_MAGIC;
+	btf.hdr.version = BTF_VERSION;
+	btf.hdr.hdr_len = sizeof(btf.hdr);
+	btf.hdr.type_len = offsetof(typeof(btf), str) - sizeof(btf.hdr);
+	btf.hdr.str_off = btf.hdr.type_len;
+	btf.hdr.str_len = len;
+	btf.t_int.name_off = 1;
+	btf.t_int.info = BTF_KIND_INT << 24;
+	btf.t_int.size = 4;
+	btf.int_enc = BTF_INT_SIGNED << 24 | 32;
+	btf.t_proto.info = BTF_KIND_FUNC_PROTO << 24;
+	btf.t_proto.type = 1;
+	btf.t_main.name_off = 5;
+	btf.t_main.info = BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC;
+	btf.t_main.type = 2;
+	btf.t_cb.name_off = 5 + strlen(name) + 1;
+	btf.t_cb.info = BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC;
+	btf.t_cb.type = 2;
+	memset(&attr, 0, sizeof(attr));
+	attr.btf = (unsigned long)&btf;
+	attr.btf_size = sizeof(btf.hdr) + btf.hdr.type_len + len;
+	btf_fd = nk_bpf(BPF_BTF_LOAD, &attr);
+	if (btf_fd < 0)
+		return btf_fd;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = prog_type;
+	attr.expected_attach_type = expected_attach_type;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = n;
+	attr.license = (unsigned long)"GPL";
+	attr.prog_btf_fd = btf_fd;
+	attr.func_info = (unsigned long)fi;
+	attr.func_info_cnt = 2;
+	attr.func_info_rec_size = sizeof(fi[0]);
+	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	fd = nk_bpf(BPF_PROG_LOAD, &attr);
+	if (fd < 0 && log && logsz) {
+		/* again, for the verifier's reasons */
+		log[0] = 0;
+		attr.log_buf = (unsigned long)log;
+		attr.log_size = logsz;
+		attr.log_level = 1;
+		fd = nk_bpf(BPF_PROG_LOAD, &attr);
+	}
+	close(btf_fd);
+	if (fd < 0)
+		errno = -fd;
+	return fd;
 }
 
 int nk_prog_load(int prog_type, int expected_attach_type, int verdict,

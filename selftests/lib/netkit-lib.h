@@ -362,6 +362,17 @@ int nk_prog_load(int prog_type, int expected_attach_type, int verdict,
 int nk_prog_load_insns(int prog_type, int expected_attach_type,
 		       const struct bpf_insn *insns, unsigned int n,
 		       const char *name);
+/*
+ * The same for n instructions of which those from cb on are a callback
+ * subprogram (bpf_loop()'s): the kernel takes a callback only with BTF
+ * func info, so this loads the smallest BTF that names the two functions
+ * ("int name(void)" and the static "int <name>_cb(void)") with them. The
+ * verifier's log of a refused load goes to log (logsz bytes) if given.
+ */
+int nk_prog_load_cb(int prog_type, int expected_attach_type,
+		    const struct bpf_insn *insns, unsigned int n,
+		    unsigned int cb, const char *name, char *log,
+		    unsigned int logsz);
 
 /*
  * The attr of each command (zeroed first), for callers that send it
