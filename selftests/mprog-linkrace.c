@@ -57,13 +57,14 @@
  *   detach-inflight  the hook runs lr_spin (bpf_loop() for tens of ms,
  *                  marking the frame) and then lr_pass; the racer sends
  *                  frames out of the primary. The owner waits until a frame
- *                  is inside lr_spin, detaches lr_pass and at once attaches
- *                  it again in front (BPF_F_BEFORE), which rewrites the
- *                  entry the frame started on: a detach that returns before
- *                  the frames running the old entry are done (its RCU sync
- *                  left out) lets that frame find lr_spin in its next slot
- *                  and run it a second time, which lr_spin counts. No frame
- *                  may run it twice.
+ *                  is inside lr_spin, detaches lr_pass (BPF_PROG_DETACH,
+ *                  or every other generation BPF_LINK_DETACH of its link)
+ *                  and at once attaches it again in front (BPF_F_BEFORE),
+ *                  which rewrites the entry the frame started on: a detach
+ *                  that returns before the frames running the old entry
+ *                  are done (its RCU sync left out) lets that frame find
+ *                  lr_spin in its next slot and run it a second time,
+ *                  which lr_spin counts. No frame may run it twice.
  *   qdiscdel-attach  (tcx) the owner adds and deletes a clsact qdisc; the
  *                  racer creates and closes tcx links and attaches and
  *                  detaches tcx programs on the same device.
@@ -195,6 +196,7 @@ struct ctx {
 	int dev, dev_peer;	/* the case's long-lived netkit pair, if any */
 	int pkt;		/* the racer's AF_PACKET socket, for frames */
 	volatile struct spin_state *spin;	/* detach-inflight: lr_spin's map */
+	int spin_link;		/* detach-inflight: lr_pass's link, or -1 */
 	__u64 rng;
 };
 
@@ -922,16 +924,29 @@ static int owner_detach_inflight(struct ctx *c, long gen)
 		}
 	}
 	closing(c, gen);
-	err = prog_attach(BPF_PROG_DETACH, c->dev, type, pass, 0, 0);
+	if (c->spin_link >= 0) {
+		err = nk_link_detach(c->spin_link);
+		close(c->spin_link);
+		c->spin_link = -1;
+	} else {
+		err = prog_attach(BPF_PROG_DETACH, c->dev, type, pass, 0, 0);
+	}
 	closed(c, gen);
 	/* lr_pass first: the entry the frame started on is written now */
 	if (!err)
 		err = prog_attach(BPF_PROG_ATTACH, c->dev, type, pass, BPF_F_BEFORE, 0);
-	/* and lr_spin first again, for the next generation */
+	/*
+	 * and lr_spin first again for the next generation, lr_pass after it
+	 * attached as a program (even generations next) or a link (odd)
+	 */
 	if (!err)
 		err = prog_attach(BPF_PROG_DETACH, c->dev, type, pass, 0, 0);
-	if (!err)
+	if (!err && gen & 1) {
+		c->spin_link = link_create(c->dev, type, pass, 0, 0);
+		err = c->spin_link < 0 ? c->spin_link : 0;
+	} else if (!err) {
 		err = prog_attach(BPF_PROG_ATTACH, c->dev, type, pass, 0, 0);
+	}
 	if (err) {
 		fail(c, "owner: detach and attach of lr_pass: %s", nk_errname(err));
 		return -1;
@@ -1183,6 +1198,7 @@ static int run_case(const struct race_case *rc, enum kind kind, int idx)
 	c.rng = seed ^ ((uint64_t)(idx + 1) * 0x2545f4914f6cdd1dULL);
 	c.dev = c.dev_peer = 0;
 	c.pkt = -1;
+	c.spin_link = -1;
 	sh->link_fd = -1;
 	snprintf(sh->pin, sizeof(sh->pin), "/sys/fs/bpf/nklr_%d", getpid());
 	for (i = 0; rc->ops[i]; i++)
