@@ -603,6 +603,9 @@ static const struct bpf_case bpf_cases[] = {
 	  { DET, 0, BPF_F_AFTER | BPF_F_ID, 0x7ffffff0 } },
 	{ "detach: no program, relative_fd without BPF_F_BEFORE/AFTER", -EINVAL,
 	  { DET, 0, 0, O_P } },
+	/* before the first and after the last at once: no position is both */
+	{ "detach: no program, BPF_F_BEFORE|BPF_F_AFTER, no relative program", -ERANGE,
+	  { DET, 0, BPF_F_BEFORE | BPF_F_AFTER } },
 
 	/* BPF_LINK_CREATE */
 	{ "link_create: socket filter program", -EINVAL, { LCR, O_S } },
