@@ -801,6 +801,14 @@ static void table_full(void)
 		   nk_link_create(m.prim, PRIM, O(Q), 0, 0, 0));
 	bpf_row("attach: BPF_F_REPLACE in a full entry (valid)", 0,
 		nk_prog_attach(m.prim, PRIM, fds[MPROG_MAX], BPF_F_REPLACE, 0, fds[0], 0));
+	/*
+	 * Mainline's answer: BPF_F_AFTER with no program names position
+	 * total, 63 here, which bpf_mprog_detach() refuses (idx >=
+	 * bpf_mprog_max()) before bpf_mprog_fetch() could take it for the
+	 * last program, as it does in an entry that is not full.
+	 */
+	bpf_row("detach: BPF_F_AFTER, no program, in a full entry", -ERANGE,
+		nk_prog_detach(m.prim, PRIM, 0, BPF_F_AFTER, 0, 0));
 	lnk = nk_link_create(m.prim, PEER, O(Q), 0, 0, 0);
 	bpf_row("link_create: at the peer of the full primary (valid)", 0,
 		lnk < 0 ? lnk : 0);
