@@ -478,11 +478,13 @@ static void table_netlink(void)
  * attach type TYPE (0: primary). BPF_PROG_QUERY: prog_ids PROG,
  * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE; QCNT:
  * a query with room for REPL of P and Q, which must give their count and
- * P's id if REPL. BPF_LINK_UPDATE: the new program PROG, FLAGS,
+ * P's id if REPL; QPTR: a query with room for REPL ids at a valid
+ * prog_ids, and the array REL (1 prog_attach_flags, 2 link_ids, 3
+ * link_attach_flags) at the address PROG. BPF_LINK_UPDATE: the new program PROG, FLAGS,
  * old_prog_fd REPL, the link DEV. BPF_LINK_DETACH: the link DEV. With
  * BYTE, the attr is sent with that byte set, SIZE bytes long (0: sizeof).
  */
-enum { ATT = 1, DET, QRY, QCNT, LCR, LKEEP, LUPD, LDET };
+enum { ATT = 1, DET, QRY, QCNT, QPTR, LCR, LKEEP, LUPD, LDET };
 enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, BYTE, SIZE, NF };
 
 struct bpf_case {
@@ -563,6 +565,9 @@ static const struct bpf_case bpf_cases[] = {
 	{ "query: query_flags 2", -EINVAL, { QRY, 0, 2 } },
 	{ "query: attach_flags 1", -EINVAL, { QRY, 0, 0, 1 } },
 	{ "query: prog_ids pointing nowhere", -EFAULT, { QRY, 0x10, 0, 0, 2 } },
+	{ "query: prog_attach_flags pointing nowhere", -EFAULT, { QPTR, 0x10, 0, 1, 4 } },
+	{ "query: link_ids pointing nowhere", -EFAULT, { QPTR, 0x10, 0, 2, 4 } },
+	{ "query: link_attach_flags pointing nowhere", -EFAULT, { QPTR, 0x10, 0, 3, 4 } },
 	{ "query: target the peer", -EACCES, { QRY, [DEV] = O_PEER } },
 	{ "query: target lo", -ENXIO, { QRY, [DEV] = 1 } },
 	{ "query: target a veth", -ENXIO, { QRY, [DEV] = O_VETH } },
@@ -673,7 +678,8 @@ static const struct bpf_case bpf_cases[] = {
 static void bpf_rows(const struct bpf_case *r, int n)
 {
 	static const int cmds[] = { [ATT] = BPF_PROG_ATTACH, [DET] = BPF_PROG_DETACH,
-		[QRY] = BPF_PROG_QUERY, [LCR] = BPF_LINK_CREATE, [LKEEP] = BPF_LINK_CREATE,
+		[QRY] = BPF_PROG_QUERY, [QPTR] = BPF_PROG_QUERY,
+		[LCR] = BPF_LINK_CREATE, [LKEEP] = BPF_LINK_CREATE,
 		[LUPD] = BPF_LINK_UPDATE, [LDET] = BPF_LINK_DETACH };
 	int dev, type, prog, rel, repl, got;
 	__u32 ids[4], count;
@@ -709,6 +715,15 @@ static void bpf_rows(const struct bpf_case *r, int n)
 			a.query.query_flags = r->f[FLAGS];
 			a.query.attach_flags = rel;
 			a.query.prog_ids = prog;
+			break;
+		case QPTR:
+			nk_query_attr(&a, dev, type, ids, NULL, repl);
+			if (rel == 1)
+				a.query.prog_attach_flags = prog;
+			else if (rel == 2)
+				a.query.link_ids = prog;
+			else
+				a.query.link_attach_flags = prog;
 			break;
 		case LCR:
 		case LKEEP:
