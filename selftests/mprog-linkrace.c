@@ -846,7 +846,8 @@ static int load_spin(struct ctx *c, int map)
 		/* 19 */ { BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0 },
 		/* 20 */ { BPF_STX | BPF_MEM | BPF_DW, 7, 3,
 			   offsetof(struct spin_state, inside), 0 },
-		/* 21 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, NETKIT_NEXT },
+		/* 21 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0,
+			   c->kind == KIND_TCX ? ACT_TCX_NEXT : NETKIT_NEXT },
 		/* 22 */ { BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
 		/* 23: the callback: 0, go on */
 		/* 23 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0 },

@@ -27,19 +27,28 @@ int nk_bpf(int cmd, union bpf_attr *attr)
 	return nk_sys_bpf(cmd, attr, sizeof(*attr));
 }
 
+/* BPF_PROG_LOAD's attr for n instructions insns, GPL, named name */
+static void prog_load_attr(union bpf_attr *attr, int prog_type,
+			   int expected_attach_type,
+			   const struct bpf_insn *insns, unsigned int n,
+			   const char *name)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->prog_type = prog_type;
+	attr->expected_attach_type = expected_attach_type;
+	attr->insns = (unsigned long)insns;
+	attr->insn_cnt = n;
+	attr->license = (unsigned long)"GPL";
+	snprintf(attr->prog_name, sizeof(attr->prog_name), "%s", name);
+}
+
 int nk_prog_load_insns(int prog_type, int expected_attach_type,
 		       const struct bpf_insn *insns, unsigned int n,
 		       const char *name)
 {
 	union bpf_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = prog_type;
-	attr.expected_attach_type = expected_attach_type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = n;
-	attr.license = (unsigned long)"GPL";
-	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
+	prog_load_attr(&attr, prog_type, expected_attach_type, insns, n, name);
 	return nk_bpf(BPF_PROG_LOAD, &attr);
 }
 
@@ -58,11 +67,11 @@ int nk_prog_load_cb(int prog_type, int expected_attach_type,
 	} __attribute__((packed)) btf;
 	struct bpf_func_info fi[2] = { { 0, 3 }, { cb, 4 } };
 	union bpf_attr attr;
-	int btf_fd, fd, len;
+	int nlen = strnlen(name, BPF_OBJ_NAME_LEN - 1), btf_fd, fd, len;
 
 	memset(&btf, 0, sizeof(btf));
-	len = snprintf(btf.str, sizeof(btf.str), "%cint%c%s%c%s_cb", 0, 0,
-		       name, 0, name) + 1;
+	len = snprintf(btf.str, sizeof(btf.str), "%cint%c%.*s%c%.*s_cb", 0, 0,
+		       nlen, name, 0, nlen, name) + 1;
 	btf.hdr.magic = BTF_MAGIC;
 	btf.hdr.version = BTF_VERSION;
 	btf.hdr.hdr_len = sizeof(btf.hdr);
@@ -78,7 +87,7 @@ int nk_prog_load_cb(int prog_type, int expected_attach_type,
 	btf.t_main.name_off = 5;
 	btf.t_main.info = BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC;
 	btf.t_main.type = 2;
-	btf.t_cb.name_off = 5 + strlen(name) + 1;
+	btf.t_cb.name_off = 5 + nlen + 1;
 	btf.t_cb.info = BTF_KIND_FUNC << 24 | BTF_FUNC_STATIC;
 	btf.t_cb.type = 2;
 	memset(&attr, 0, sizeof(attr));
@@ -88,17 +97,11 @@ int nk_prog_load_cb(int prog_type, int expected_attach_type,
 	if (btf_fd < 0)
 		return btf_fd;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.prog_type = prog_type;
-	attr.expected_attach_type = expected_attach_type;
-	attr.insns = (unsigned long)insns;
-	attr.insn_cnt = n;
-	attr.license = (unsigned long)"GPL";
+	prog_load_attr(&attr, prog_type, expected_attach_type, insns, n, name);
 	attr.prog_btf_fd = btf_fd;
 	attr.func_info = (unsigned long)fi;
 	attr.func_info_cnt = 2;
 	attr.func_info_rec_size = sizeof(fi[0]);
-	snprintf(attr.prog_name, sizeof(attr.prog_name), "%s", name);
 	fd = nk_bpf(BPF_PROG_LOAD, &attr);
 	if (fd < 0 && log && logsz) {
 		/* again, for the verifier's reasons */
@@ -109,8 +112,6 @@ int nk_prog_load_cb(int prog_type, int expected_attach_type,
 		fd = nk_bpf(BPF_PROG_LOAD, &attr);
 	}
 	close(btf_fd);
-	if (fd < 0)
-		errno = -fd;
 	return fd;
 }
 

@@ -366,7 +366,8 @@ int nk_prog_load_insns(int prog_type, int expected_attach_type,
  * The same for n instructions of which those from cb on are a callback
  * subprogram (bpf_loop()'s): the kernel takes a callback only with BTF
  * func info, so this loads the smallest BTF that names the two functions
- * ("int name(void)" and the static "int <name>_cb(void)") with them. The
+ * ("int name(void)" and "int <name>_cb(void)", static; name cut to a
+ * program name's 15 characters) with them. The
  * verifier's log of a refused load goes to log (logsz bytes) if given.
  */
 int nk_prog_load_cb(int prog_type, int expected_attach_type,
