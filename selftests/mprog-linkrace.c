@@ -2,9 +2,9 @@
 /*
  * mprog-linkrace: race the last reference of a netkit or tcx object
  * against bpf_mprog operations that hold a reference on it with rtnl held
- * (and a netkit pair's delete against the frames it sends), on two CPUs,
- * and report a kernel that stops making progress as a failure
- * within seconds.
+ * (and a netkit pair's delete against the frames it sends, and a detach
+ * against a frame still running the programs), on two CPUs, and report a
+ * kernel that stops making progress as a failure within seconds.
  *
  *   mprog-linkrace [-k netkit,tcx] [-c CASE,...] [-d SECONDS] [-H SECONDS]
  *                   [-s SEED] [-l]
