@@ -240,13 +240,13 @@ qemu-test: initramfs
 	@scripts/verdict.sh
 
 check: apply
-	@scripts/check-series.sh
-	@scripts/check-posting.sh
-	@scripts/check-uapi.sh
+	@scripts/series/check-series.sh
+	@scripts/series/check-posting.sh
+	@scripts/series/check-uapi.sh
 	@scripts/lint.sh
 
 check-bisect: kernel
-	@scripts/check-bisect.sh
+	@scripts/slow/check-bisect.sh
 
 # make check-positions: make qemu-test at each position of POSITIONS
 # (default followup/0011 to the end) whose kernel, libbpf or selftests
@@ -254,13 +254,13 @@ check-bisect: kernel
 # BUILD/positions/table.md. Slow: not part of make test.
 .PHONY: check-positions
 check-positions: deps
-	@scripts/check-positions.sh
+	@scripts/slow/check-positions.sh
 
 # make check-configs: the series built (not booted) under a matrix of
 # configs; a table config -> result. Slow: not part of make test.
 .PHONY: check-configs
 check-configs: kernel
-	@scripts/check-configs.sh
+	@scripts/slow/check-configs.sh
 
 # The project's whole test; the bench's smoke form (one short round, N=10,
 # ~2.5 min under icount) keeps make bench from rotting.
@@ -283,19 +283,19 @@ regress-base: base-kernel
 	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/build-selftests.sh
 	@TREE='$(BASE_TREE)' BUILD='$(BASE_BUILD)' GUEST_HELPERS=no scripts/make-initramfs.sh
 regress: initramfs regress-base
-	@scripts/regress-run.sh base
-	@scripts/regress-run.sh patched
-	@scripts/regress-diff.sh
+	@scripts/slow/regress-run.sh base
+	@scripts/slow/regress-run.sh patched
+	@scripts/slow/regress-diff.sh
 
 # make abi-report: the module ABI the series changes. The base tree of
 # make regress and the applied series, both with Debian's config of the
 # tree's version (ABI_FLAVOUR, default amd64), the objects of ABI_TARGETS
-# built with genksyms, their CRCs compared (scripts/check-abi.sh). Slow:
+# built with genksyms, their CRCs compared (scripts/slow/check-abi.sh). Slow:
 # not part of make test.
 .PHONY: abi-report
 abi-report: apply
 	@scripts/prepare-base-tree.sh
-	@scripts/check-abi.sh
+	@scripts/slow/check-abi.sh
 
 # The datapath benchmark: netkit against veth and the host's own path,
 # in instructions per round trip, packet and byte, counted by a guest of
@@ -308,10 +308,10 @@ BENCH_CLOCK ?=
 .PHONY: bench
 bench: kernel
 	@scripts/install-deps.sh bench
-	@scripts/bench-build.sh
-	@scripts/bench-initramfs.sh
-	@scripts/bench-run.sh
-	@scripts/bench-report.sh
+	@bench/host/build.sh
+	@bench/host/initramfs.sh
+	@bench/host/run.sh
+	@bench/host/report.sh
 
 # make bench-kernels: the bench's kernels mode (RR, 64-byte UDP each way
 # and stream, each topology alone) on the unpatched base (make regress's
@@ -359,13 +359,13 @@ bench-kernels: $(foreach k,$(bench_kernels),$(if $(filter series,$(k)),kernel,$(
 	@scripts/install-deps.sh bench
 	@echo '==> bench-kernels: the guests of $(bench_kernels), $(BENCH_JOBS) at a time; each one'"'"'s steps below when it ends'
 	@$(MAKE) --no-print-directory -j$(BENCH_JOBS) -Otarget $(addprefix bench-on-,$(bench_kernels))
-	@BENCH_KERNELS='$(bench_kernels)' BENCH_OUT='$(BENCH_KERNELS_OUT)' scripts/bench-compare.sh
+	@BENCH_KERNELS='$(bench_kernels)' BENCH_OUT='$(BENCH_KERNELS_OUT)' bench/host/compare.sh
 # One kernel's bench run of make bench-kernels.
 $(addprefix bench-on-,base series mainline): bench-on-%:
-	@$(kernel_env_$*) scripts/bench-build.sh
-	@$(kernel_env_$*) scripts/bench-initramfs.sh
-	@$(kernel_env_$*) BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' scripts/bench-run.sh
-	@BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' scripts/bench-report.sh
+	@$(kernel_env_$*) bench/host/build.sh
+	@$(kernel_env_$*) bench/host/initramfs.sh
+	@$(kernel_env_$*) BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' bench/host/run.sh
+	@BENCH=kernels BENCH_KERNEL=$* BENCH_OUT='$(BENCH_KERNELS_OUT)/$*' bench/host/report.sh
 
 # make deb: the KCONFIG=debian kernel as Debian packages (bindeb-pkg, in
 # BUILD/deb), then the package tested rather than the build tree: its
@@ -374,7 +374,7 @@ $(addprefix bench-on-,base series mainline): bench-on-%:
 DEB_DIR = $(BUILD)/deb
 .PHONY: deb
 deb: selftests
-	@scripts/build-deb.sh
+	@scripts/debian/build-deb.sh
 	@MODULES_ROOT='$(DEB_DIR)/root' INITRAMFS_ROOT='$(DEB_DIR)/initramfs' \
 		INITRAMFS='$(DEB_DIR)/initramfs.cpio' INITRAMFS_STAMP=deb-initramfs scripts/make-initramfs.sh
 	@RUN_DIR='$(DEB_DIR)/run' scripts/select-tests.sh
@@ -394,31 +394,31 @@ deb: selftests
 .PHONY: deb-install-test
 deb-install-test: selftests
 	@scripts/install-deps.sh debian
-	@scripts/build-deb.sh
-	@scripts/debian-image.sh
-	@scripts/debian-stage.sh install
-	@scripts/debian-verdict.sh install
-	@scripts/debian-stage.sh netkit
-	@scripts/debian-verdict.sh netkit
-	@scripts/debian-stage.sh remove
-	@scripts/debian-verdict.sh remove
-	@scripts/debian-stage.sh reinstall
-	@scripts/debian-verdict.sh reinstall
-	@scripts/debian-stage.sh netkit netkit-reinstalled
-	@scripts/debian-verdict.sh netkit netkit-reinstalled
+	@scripts/debian/build-deb.sh
+	@scripts/debian/image.sh
+	@scripts/debian/stage.sh install
+	@scripts/debian/verdict.sh install
+	@scripts/debian/stage.sh netkit
+	@scripts/debian/verdict.sh netkit
+	@scripts/debian/stage.sh remove
+	@scripts/debian/verdict.sh remove
+	@scripts/debian/stage.sh reinstall
+	@scripts/debian/verdict.sh reinstall
+	@scripts/debian/stage.sh netkit netkit-reinstalled
+	@scripts/debian/verdict.sh netkit netkit-reinstalled
 
 # make coverage: a make qemu-test run on a gcov kernel, in a BUILD and run
 # directory of its own. The test kernel with gcov for the objects of
 # configs/coverage.objects (GCOV_PROFILE_<object>.o=y on kbuild's command
 # line) in COV_BUILD, its selftests and initramfs; T resolved into
 # COV_RUN_DIR/selection (default: the default set); the run with the
-# counters sent out of the guest (scripts/coverage-run.sh:
+# counters sent out of the guest (scripts/coverage/run.sh:
 # scripts/run-qemu.sh with qemu/gcov-dump), judged by scripts/verdict.sh
 # as any run; then lcov's line and branch coverage: HTML report and
 # summary in COV_BUILD/coverage; every unrun line of netkit.c, mprog.c and
 # tcx.c explained in selftests/coverage-unrun.txt. Slow: not part of make
 # test.
-# make mutate: every mutant of scripts/mutate-gen.py compiled into one
+# make mutate: every mutant of scripts/coverage/mutate-gen.py compiled into one
 # kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
 # own), which first passes make qemu-test's run and verdict with no mutant
 # selected (MUT_BUILD/qemu-test); a sample of MUTATE_MAX drawn with
@@ -446,23 +446,23 @@ endif
 endif
 coverage: apply
 	@scripts/install-deps.sh coverage
-	@BUILD='$(COV_BUILD)' scripts/coverage-kernel.sh
+	@BUILD='$(COV_BUILD)' scripts/coverage/kernel.sh
 	@BUILD='$(COV_BUILD)' scripts/build-selftests.sh
 	@BUILD='$(COV_BUILD)' scripts/make-initramfs.sh
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/select-tests.sh
-	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-run.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage/run.sh
 	@BUILD='$(COV_BUILD)' scripts/verdict.sh '$(COV_RUN_DIR)'
-	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage-report.sh
+	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage/report.sh
 
 mutate: coverage
-	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/mutate-tree.sh
-	@BUILD='$(MUT_BUILD)' scripts/mutate-run.sh
+	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/coverage/mutate-tree.sh
+	@BUILD='$(MUT_BUILD)' scripts/coverage/mutate-run.sh
 
 cover-letter: apply
-	@scripts/cover-letter.sh
+	@scripts/series/cover-letter.sh
 
 mbox: apply
-	@scripts/make-mbox.sh
+	@scripts/series/make-mbox.sh
 
 reset-tree:
 	@scripts/reset-tree.sh

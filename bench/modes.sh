@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # The bench's modes: the one place that says what a bench run does by
-# default. Sourced by scripts/bench-run.sh, which writes what it sets
-# into the guest's /etc/nkbench/params, and by scripts/bench-report.sh
-# (MODE, for the result directory); the guest (bench/bench-guest.sh) has
+# default. Sourced by bench/host/run.sh, which writes what it sets
+# into the guest's /etc/nkbench/params, and by bench/host/report.sh
+# (MODE, for the result directory); the guest (bench/guest/bench-guest.sh) has
 # no defaults of its own, it gets every value in /etc/nkbench/params and
 # refuses to run without one. The Makefile leaves BENCH and BENCH_CLOCK
 # empty unless given, so that the defaults below are the only ones.
@@ -42,7 +42,7 @@
 # link, a clsact qdisc, their static keys) is not on the path of another,
 # and the same system state on every kernel; the profiles of the paths
 # its expectations are about (those the kernel has), from which
-# bench/compare.py shows where two kernels differ.
+# bench/host/compare.py shows where two kernels differ.
 
 # shellcheck disable=SC2034 # the parameters are read by the scripts that source this file
 bench_mode() {

@@ -34,8 +34,8 @@ read -r -a extra <<<"${EXTRA_CONFIGS:-}"
 TEST_FRAGMENTS=(vm.config bpf.config selftests netkit.config faultinject.config)
 DEBIAN_FRAGMENTS=(debian.config faultinject.config)
 # Also added through EXTRA_CONFIGS, each on top of TEST_FRAGMENTS: make
-# coverage's gcov kernel (scripts/coverage-kernel.sh) and make mutate's
-# schemata kernel (scripts/mutate-tree.sh).
+# coverage's gcov kernel (scripts/coverage/kernel.sh) and make mutate's
+# schemata kernel (scripts/coverage/mutate-tree.sh).
 OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # What the test guest's and the bench guest's initramfs have in common
-# (scripts/make-initramfs.sh, scripts/bench-initramfs.sh). Sourced.
+# (scripts/make-initramfs.sh, bench/host/initramfs.sh). Sourced.
 
 # initramfs_host_tools: check for busybox-static and dash; sets $busybox
 # and $dash.

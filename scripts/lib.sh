@@ -206,7 +206,7 @@ kbuild_setup() {
 # journal (lines with the printk timestamp: the console also carries test
 # output, which could quote these words): oopses, WARN, KASAN/UBSAN
 # reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
-# stalls and lockups. scripts/verdict.sh and scripts/debian-verdict.sh
+# stalls and lockups. scripts/verdict.sh and scripts/debian/verdict.sh
 # use these.
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'

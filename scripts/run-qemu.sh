@@ -46,7 +46,7 @@ RECORD=$RUN_DIR/qemu
 # and their own step name; QUIET_KERNEL=1 streams the console without
 # the kernel's messages. They have no selection record. GUEST_EXTRA, a
 # directory, adds files to the test guest's own root, next to its
-# selection (make coverage: qemu/gcov-dump, scripts/coverage-run.sh).
+# selection (make coverage: qemu/gcov-dump, scripts/coverage/run.sh).
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # stage.sh STAGE: one boot of make deb-install-test in the Debian 12
-# guest (scripts/debian-stage.sh puts it, the packages and the project's
+# guest (scripts/debian/stage.sh puts it, the packages and the project's
 # guest tools on the payload disk; /usr/local/sbin/netkit-stage runs it
 # after multi-user.target with its output on the second serial port).
 #

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Print the uapi values and layouts that netkit, tcx and bpf_mprog user
- * space depends on, one per line. scripts/check-uapi.sh builds this against the
+ * space depends on, one per line. scripts/series/check-uapi.sh builds this against the
  * patched 6.1 tree's uapi headers and against mainline's (Debian's
  * linux-source-6.12) and diffs the output: any difference means a binary
  * built against mainline headers would talk to the 6.1 kernel wrongly.

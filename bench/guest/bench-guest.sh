@@ -1,0 +1,705 @@
+#!/bin/sh
+# bench-guest: the datapath benchmark, run by the bench guest's /init.
+#
+# Sets up every topology at once, each in network namespaces of its own
+# (IPv4 only, BPF JIT on), checks that it passes traffic, then measures in
+# rounds: in every round every workload on every topology, the topology
+# order rotated from round to round, so that drift hits all of them alike.
+# Then tears the topologies down and runs the scale curve with nkbench.
+# With ISOLATE=yes each topology is alone instead: set up, measured (and
+# profiled after its last round), torn down, then the next one, so that
+# nothing one topology attaches (a tcx link, a clsact qdisc, the static
+# keys they turn on) is on another's path.
+#
+# Topologies ("host" is the initial namespace, "pod" a namespace nb-*):
+#   lo             client and server in one netns over loopback
+#   veth-pair      host <-> pod over one veth pair
+#   netkit-pair    host <-> pod over one netkit pair (L3, pass/pass, no programs)
+#   veth-routed    pod A -> host -> pod B, two veth pairs, host routing
+#   netkit-routed  pod A -> host -> pod B, two netkit pairs, host routing
+#   veth-bpf       pod A -> pod B, two veth pairs, tc ingress program on each
+#                  host-side veth: bpf_redirect_peer() into the other pod
+#   netkit-bpf     pod A -> pod B, two netkit pairs, program on each pair's
+#                  peer hook (netkit bpf link): bpf_redirect() to the other
+#                  pair's primary
+#   veth-phys      pod <-> "remote" over a stand-in physical device (a veth
+#                  pair whose far end is the remote host's NIC in a netns of
+#                  its own): out with bpf_redirect_neigh() at tcx ingress of
+#                  the pod's host-side veth, in with bpf_redirect_peer() at
+#                  tcx ingress of the physical device
+#   veth-phys-clsact  veth-phys with the same programs at clsact ingress
+#                  (cls_bpf, direct action) instead of tcx: what a kernel
+#                  without tcx runs
+#   netkit-phys    the same with a netkit pair: out with bpf_redirect_neigh()
+#                  from the peer hook (the pod's own xmit), in with
+#                  bpf_redirect_peer() at tcx ingress of the physical device
+#   host-phys      an application in the host namespace talks to the remote
+#                  through the same stand-in physical device: no pod, no
+#                  program (what netkit-phys is measured against)
+# bench/topologies lists them with what each needs of the kernel.
+# Every device, lo included, has MTU 1500, so no topology gets a larger
+# MSS than another.
+# Workloads: tcp1 and tcp4 (iperf3 -J, 1 and 4 streams), rr (sockperf
+# ping-pong over TCP, round trip), udp (nkbench udp: one flow of UDP_SIZE-
+# byte datagrams, client to server, then server to client, sender and
+# receiver on vCPU 0, no datagram dropped). tcp1 and rr run client and server on
+# vCPU 0: under TCG a wakeup across vCPUs waits up to a guest tick (4 ms
+# at HZ=250), which would drown the datapath in emulator scheduling; on one
+# vCPU the whole path (sender, devices, stack, receiver) runs serially and
+# its cost is what the numbers show. tcp4 runs unpinned on both vCPUs.
+#
+# Output on the console, one line per fact, parsed by the host
+# (bench/host/report.sh):
+#   NKBENCH start key=value...
+#   NKBENCH ready topo=T                      the topology passes traffic
+#   NKBENCH result round=R topo=T wl=W ...    the tools' numbers
+#   NKBENCH error topo=T [wl=W round=R] what=...
+#   NKBENCH profile topo=T wl=W softnet_processed=N top=SYM:PCT,...
+# Under CLOCK=icount (QEMU -icount shift=ICOUNT,sleep=off) the guest clock
+# counts executed instructions: every interval the tools time is an
+# instruction count (2^ICOUNT ns each), and the result lines carry the
+# receive rounds (softnet processed) and CPU 0's idle ticks of the run.
+#   NKBENCH scale kind=K n=N ...              (printed by nkbench)
+#   NKBENCH done rc=RC failed=...
+# The tools' raw output goes to the second serial port, /dev/ttyS1 (the
+# host's bench/raw.log), where /init also reports the exit status.
+#
+# Parameters come from /etc/nkbench/params, every one of them (the host's
+# bench/modes.sh has the defaults and says what each means; the guest has
+# none): MODE, LABEL (the kernel's name in the results), ROUNDS, DURATION
+# (seconds per stream run), OMIT (seconds iperf3 omits first),
+# RR_DURATION, UDP_DURATION, UDP_SIZE, SCALE_N, TOPOS, WORKLOADS, ISOLATE,
+# PROFILE (topologies to profile with perf after their measured rounds),
+# PROFILE_PERIOD (perf's cpu-clock period in ns), CLOCK (icount or wall),
+# ICOUNT (the shift).
+
+# shellcheck source=/dev/null
+. /etc/nkbench/params
+missing=""
+for p in MODE LABEL ROUNDS DURATION OMIT RR_DURATION UDP_DURATION UDP_SIZE SCALE_N TOPOS \
+	WORKLOADS ISOLATE PROFILE PROFILE_PERIOD CLOCK ICOUNT; do
+	eval "[ -n \"\${$p+set}\" ]" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "NKBENCH error topo=params what=/etc/nkbench/params does not set$missing"
+	exit 1
+fi
+
+B=/bench
+PIN=/sys/fs/bpf/nkbench
+RAW=/dev/ttyS1
+OUT=/tmp/nkbench.out
+IPERF_PORT=5201
+SOCKPERF_PORT=11111
+UDP_PORT=12222
+UDP_WINDOW=32
+failed=""
+pids=""
+
+now() { cut -d' ' -f1 /proc/uptime; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+say() { echo "nkbench: $*"; }
+
+# raw TAG FILE: the raw output of a tool, framed, on the raw port
+raw() {
+	{
+		echo "=== $1"
+		cat "$2"
+		echo "=== end"
+	} >"$RAW" 2>/dev/null
+}
+
+# fail TOPO WHAT [FILE]: record a failure of TOPO; show FILE's tail
+fail() {
+	echo "NKBENCH error topo=$1 what=$2"
+	[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 15 "$3" | sed 's/^/    | /'
+	case " $failed " in *" $1 "*) ;; *) failed="$failed $1" ;; esac
+}
+
+# netns NAME: a namespace with lo up and no IPv6
+netns() {
+	ip netns add "$1" &&
+		ip netns exec "$1" sh -c 'echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6 &&
+			echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6' &&
+		ip -n "$1" link set lo up
+}
+
+mac_of() { cat "/sys/class/net/$1/address"; }
+
+devices() {
+	for d in /sys/class/net/*; do printf '%s ' "${d##*/}"; done
+}
+
+# The host forwards nothing in the BPF topologies: IP ForwDatagrams of the
+# initial namespace, read around every measurement.
+forwarded() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $7 }' /proc/net/snmp; }
+
+# ---- topologies -------------------------------------------------------------
+# topo_ends TOPO: sets CLI (client netns, "-" = initial) SRV (server netns),
+# ADDR (server address) and CADDR (client address).
+topo_ends() {
+	case $1 in
+	lo) CLI=nb-lo SRV=nb-lo ADDR=127.0.0.1 CADDR=127.0.0.1 ;;
+	veth-pair) CLI=- SRV=nb-vp ADDR=10.10.0.2 CADDR=10.10.0.1 ;;
+	netkit-pair) CLI=- SRV=nb-np ADDR=10.11.0.2 CADDR=10.11.0.1 ;;
+	veth-routed) CLI=nb-vra SRV=nb-vrb ADDR=10.20.2.2 CADDR=10.20.1.2 ;;
+	netkit-routed) CLI=nb-nra SRV=nb-nrb ADDR=10.21.2.2 CADDR=10.21.1.2 ;;
+	veth-bpf) CLI=nb-vba SRV=nb-vbb ADDR=10.30.2.2 CADDR=10.30.1.2 ;;
+	netkit-bpf) CLI=nb-nba SRV=nb-nbb ADDR=10.31.2.2 CADDR=10.31.1.2 ;;
+	veth-phys) CLI=nb-vx SRV=nb-vxr ADDR=10.50.0.2 CADDR=10.50.1.2 ;;
+	veth-phys-clsact) CLI=nb-vc SRV=nb-vcr ADDR=10.53.0.2 CADDR=10.53.1.2 ;;
+	netkit-phys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
+	host-phys) CLI=- SRV=nb-hxr ADDR=10.52.0.2 CADDR=10.52.0.1 ;;
+	*) return 1 ;;
+	esac
+}
+
+# in NS CMD...: run CMD in NS ("-" = the initial namespace)
+in_ns() {
+	ns=$1
+	shift
+	if [ "$ns" = - ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+}
+
+# veth_pod NS HOSTDEV PODDEV: a veth pair, PODDEV moved into the new NS
+veth_pod() {
+	netns "$1" &&
+		ip link add "$2" mtu 1500 type veth peer name "$3" mtu 1500 netns "$1" &&
+		ip link set "$2" up && ip -n "$1" link set "$3" up
+}
+
+# netkit_pod NS PRIMARY PEER: a netkit pair (L3, pass/pass), PEER in NS
+netkit_pod() {
+	netns "$1" && nkbench netkit-pair "$2" "$3" &&
+		ip link set "$3" netns "$1" &&
+		ip link set "$2" mtu 1500 up && ip -n "$1" link set "$3" mtu 1500 up
+}
+
+setup_lo() {
+	netns nb-lo && ip -n nb-lo link set lo mtu 1500
+}
+
+setup_veth_pair() {
+	veth_pod nb-vp vp-h vp-p &&
+		ip addr add 10.10.0.1/24 dev vp-h &&
+		ip -n nb-vp addr add 10.10.0.2/24 dev vp-p
+}
+
+setup_netkit_pair() {
+	netkit_pod nb-np np-h np-p &&
+		ip addr add 10.11.0.1/24 dev np-h &&
+		ip -n nb-np addr add 10.11.0.2/24 dev np-p
+}
+
+setup_veth_routed() {
+	veth_pod nb-vra vra-h vra-p && veth_pod nb-vrb vrb-h vrb-p &&
+		ip addr add 10.20.1.1/24 dev vra-h &&
+		ip addr add 10.20.2.1/24 dev vrb-h &&
+		ip -n nb-vra addr add 10.20.1.2/24 dev vra-p &&
+		ip -n nb-vrb addr add 10.20.2.2/24 dev vrb-p &&
+		ip -n nb-vra route add default via 10.20.1.1 &&
+		ip -n nb-vrb route add default via 10.20.2.1
+}
+
+# netkit L3: no MAC, no ARP; the host routes each pod's /32 to its primary.
+setup_netkit_routed() {
+	netkit_pod nb-nra nra-h nra-p && netkit_pod nb-nrb nrb-h nrb-p &&
+		ip -n nb-nra addr add 10.21.1.2/32 dev nra-p &&
+		ip -n nb-nrb addr add 10.21.2.2/32 dev nrb-p &&
+		ip -n nb-nra route add default dev nra-p &&
+		ip -n nb-nrb route add default dev nrb-p &&
+		ip route add 10.21.1.2/32 dev nra-h &&
+		ip route add 10.21.2.2/32 dev nrb-h
+}
+
+# The pods' gateway is the host-side veth's MAC (a permanent neighbour, as
+# Cilium sets it up), so the redirected packets arrive as PACKET_HOST; the
+# host side has no address and no route to the pods.
+setup_veth_bpf() {
+	veth_pod nb-vba vba-h vba-p && veth_pod nb-vbb vbb-h vbb-p &&
+		ip -n nb-vba addr add 10.30.1.2/32 dev vba-p &&
+		ip -n nb-vbb addr add 10.30.2.2/32 dev vbb-p &&
+		ip -n nb-vba route add 169.254.0.1/32 dev vba-p &&
+		ip -n nb-vbb route add 169.254.0.1/32 dev vbb-p &&
+		ip -n nb-vba neigh add 169.254.0.1 lladdr "$(mac_of vba-h)" dev vba-p nud permanent &&
+		ip -n nb-vbb neigh add 169.254.0.1 lladdr "$(mac_of vbb-h)" dev vbb-p nud permanent &&
+		ip -n nb-vba route add default via 169.254.0.1 dev vba-p &&
+		ip -n nb-vbb route add default via 169.254.0.1 dev vbb-p &&
+		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" vba-h vbb-h &&
+		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" vbb-h vba-h
+}
+
+setup_netkit_bpf() {
+	netkit_pod nb-nba nba-h nba-p && netkit_pod nb-nbb nbb-h nbb-p &&
+		ip -n nb-nba addr add 10.31.1.2/32 dev nba-p &&
+		ip -n nb-nbb addr add 10.31.2.2/32 dev nbb-p &&
+		ip -n nb-nba route add default dev nba-p &&
+		ip -n nb-nbb route add default dev nbb-p &&
+		mkdir -p "$PIN" &&
+		nkbench netkit-attach "$B/netkit_redirect.bpf.o" nba-h nbb-h "$PIN/nba" &&
+		nkbench netkit-attach "$B/netkit_redirect.bpf.o" nbb-h nba-h "$PIN/nbb"
+}
+
+# phys_remote NS HOSTDEV REMDEV NET: the stand-in for the node's physical
+# device and the remote host behind it: a veth pair, HOSTDEV in the
+# initial namespace with NET.1/24, REMDEV in the remote's namespace NS with
+# NET.2/24; the remote routes the pods' NET's next /24 back via NET.1.
+phys_remote() {
+	netns "$1" &&
+		ip link add "$2" mtu 1500 type veth peer name "$3" mtu 1500 netns "$1" &&
+		ip link set "$2" up && ip -n "$1" link set "$3" up &&
+		ip addr add "$4.0.1/24" dev "$2" &&
+		ip -n "$1" addr add "$4.0.2/24" dev "$3" &&
+		ip -n "$1" route add "$4.1.0/24" via "$4.0.1"
+}
+
+# The pod (gateway a permanent neighbour with the host-side MAC, as in
+# veth-bpf) leaves through bpf_redirect_neigh() at tcx ingress of its
+# host-side veth; the remote's packets for it come in at tcx ingress of the
+# physical device, bpf_redirect_peer() into the pod's veth. The host has no
+# route to the pod: its stack only answers the remote's ARP.
+setup_veth_phys() {
+	mkdir -p "$PIN" &&
+		veth_pod nb-vx vx-h vx-p && phys_remote nb-vxr vxe-h vxe-r 10.50 &&
+		ip -n nb-vx addr add 10.50.1.2/32 dev vx-p &&
+		ip -n nb-vx route add 169.254.0.1/32 dev vx-p &&
+		ip -n nb-vx neigh add 169.254.0.1 lladdr "$(mac_of vx-h)" dev vx-p nud permanent &&
+		ip -n nb-vx route add default via 169.254.0.1 dev vx-p &&
+		nkbench tcx-attach "$B/redirect_neigh.bpf.o" vx-h vxe-h "$PIN/vx-out" &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" vxe-h vx-h "$PIN/vx-in"
+}
+
+# veth-phys as a kernel without tcx runs it: the same programs at clsact
+# ingress (cls_bpf, direct action) of the pod's host-side veth and of the
+# physical device.
+setup_veth_phys_clsact() {
+	veth_pod nb-vc vc-h vc-p && phys_remote nb-vcr vce-h vce-r 10.53 &&
+		ip -n nb-vc addr add 10.53.1.2/32 dev vc-p &&
+		ip -n nb-vc route add 169.254.0.1/32 dev vc-p &&
+		ip -n nb-vc neigh add 169.254.0.1 lladdr "$(mac_of vc-h)" dev vc-p nud permanent &&
+		ip -n nb-vc route add default via 169.254.0.1 dev vc-p &&
+		nkbench tc-attach "$B/redirect_neigh.bpf.o" vc-h vce-h &&
+		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" vce-h vc-h
+}
+
+# The pod leaves through bpf_redirect_neigh() from the peer hook, in its
+# own device's xmit; inbound as in veth-phys, bpf_redirect_peer() into the
+# netkit primary lands in its peer, the pod's device.
+setup_netkit_phys() {
+	mkdir -p "$PIN" &&
+		netkit_pod nb-nx nx-h nx-p && phys_remote nb-nxr nxe-h nxe-r 10.51 &&
+		ip -n nb-nx addr add 10.51.1.2/32 dev nx-p &&
+		ip -n nb-nx route add default dev nx-p &&
+		nkbench netkit-attach "$B/redirect_neigh.bpf.o" nx-h nxe-h "$PIN/nx-out" &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nxe-h nx-h "$PIN/nx-in"
+}
+
+# The host's own application (the client in the initial namespace) and the
+# remote behind the same stand-in physical device: no pod, no program.
+setup_host_phys() {
+	phys_remote nb-hxr hxe-h hxe-r 10.52
+}
+
+# Servers: iperf3 and sockperf in the server namespace, bound to ADDR;
+# wait (bounded) until both listen.
+start_servers() {
+	topo_ends "$1"
+	# (every server namespace is a netns of its own: ip execs the server,
+	# so $! is the server's pid)
+	ip netns exec "$SRV" iperf3 -s -4 -B "$ADDR" -p $IPERF_PORT >/dev/null 2>&1 &
+	pids="$pids $!"
+	ip netns exec "$SRV" taskset 1 sockperf server --tcp -i "$ADDR" -p $SOCKPERF_PORT >/dev/null 2>&1 &
+	pids="$pids $!"
+	ss_i=0
+	while [ $ss_i -lt 100 ]; do
+		ss_n=$(ip netns exec "$SRV" cat /proc/net/tcp |
+			awk '$4 == "0A" && ($2 ~ /:1451$/ || $2 ~ /:2B67$/)' | wc -l)
+		[ "$ss_n" -ge 2 ] && return 0
+		sleep 0.2
+		ss_i=$((ss_i + 1))
+	done
+	return 1
+}
+
+setup_topo() {
+	st0=$(now)
+	if ! case $1 in
+		lo) setup_lo ;;
+		veth-pair) setup_veth_pair ;;
+		netkit-pair) setup_netkit_pair ;;
+		veth-routed) setup_veth_routed ;;
+		netkit-routed) setup_netkit_routed ;;
+		veth-bpf) setup_veth_bpf ;;
+		netkit-bpf) setup_netkit_bpf ;;
+		veth-phys) setup_veth_phys ;;
+		veth-phys-clsact) setup_veth_phys_clsact ;;
+		netkit-phys) setup_netkit_phys ;;
+		host-phys) setup_host_phys ;;
+		esac >"$OUT" 2>&1; then
+		fail "$1" setup "$OUT"
+		return 1
+	fi
+	if ! start_servers "$1"; then
+		fail "$1" "servers did not start"
+		return 1
+	fi
+	topo_ends "$1"
+	ok=""
+	for _ in 1 2 3; do
+		if in_ns "$CLI" ping -c 1 -W 3 "$ADDR" >"$OUT" 2>&1; then
+			ok=1
+			break
+		fi
+	done
+	if [ -z "$ok" ]; then
+		fail "$1" "no traffic: ping $ADDR from ${CLI} failed" "$OUT"
+		return 1
+	fi
+	echo "NKBENCH ready topo=$1 setup_s=$(since "$st0")"
+}
+
+# ---- workloads --------------------------------------------------------------
+# softnet: receive rounds the CPUs made so far (/proc/net/softnet_stat's
+# first column, softnet_data.processed: one per __netif_receive_skb_core()
+# pass, a bpf_redirect_peer()'s another_round included)
+softnet() {
+	sn=0
+	while read -r x _; do sn=$((sn + 0x$x)); done </proc/net/softnet_stat
+	echo $sn
+}
+
+# idle0: CPU 0's idle ticks so far (/proc/stat, USER_HZ); under icount an
+# idle CPU 0 would let the guest clock jump to the next timer
+idle0() { awk '$1 == "cpu0" { print $5 + $6; exit }' /proc/stat; }
+
+# mark: remember the counters before a measurement; marked: their deltas
+mark() {
+	f0=$(forwarded)
+	sn0=$(softnet)
+	id0=$(idle0)
+}
+marked() {
+	echo "host_fwd=$(($(forwarded) - f0)) softnet=$(($(softnet) - sn0)) idle_ticks=$(($(idle0) - id0))"
+}
+
+# json_num FILE SECTION KEY: the first "KEY" after "SECTION" in iperf3's
+# pretty-printed JSON
+json_num() {
+	awk -v s="\"$2\":" -v k="\"$3\":" '
+		index($0, s) { f = 1 }
+		f && index($0, k) { v = $0; sub(/.*:[ \t]*/, "", v); sub(/,.*/, "", v); print v; exit }' "$1"
+}
+
+# stream TOPO ROUND STREAMS
+stream() {
+	topo_ends "$1"
+	w=tcp$3
+	pin=""
+	[ "$3" -eq 1 ] && pin="-A 0,0"
+	mark
+	rc=0
+	for attempt in 1 2; do
+		rc=0
+		# shellcheck disable=SC2086 # $pin: none or two words
+		in_ns "$CLI" timeout $((DURATION + OMIT + 30)) iperf3 -4 -c "$ADDR" -p $IPERF_PORT \
+			-t "$DURATION" -O "$OMIT" -P "$3" $pin -J --connect-timeout 5000 >"$OUT" 2>&1 || rc=$?
+		raw "iperf3 round=$2 topo=$1 wl=$w attempt=$attempt rc=$rc" "$OUT"
+		[ $rc -eq 0 ] && break
+		# iperf3's server can still be busy with the last test: once more
+		sleep 1
+	done
+	bps=$(json_num "$OUT" sum_received bits_per_second)
+	bytes=$(json_num "$OUT" sum_received bytes)
+	secs=$(json_num "$OUT" sum_received seconds)
+	retr=$(json_num "$OUT" sum_sent retransmits)
+	case $bps in
+	'' | 0 | 0.0 | *[!0-9.e+]*)
+		fail "$1" "iperf3 $w round $2: rc=$rc, no throughput" "$OUT"
+		return
+		;;
+	esac
+	echo "NKBENCH result round=$2 topo=$1 wl=$w bps=$bps bytes=${bytes:-NA} seconds=${secs:-NA}" \
+		"retransmits=${retr:-NA} $(marked)"
+}
+
+# rr TOPO ROUND
+rr() {
+	topo_ends "$1"
+	mark
+	rc=0
+	in_ns "$CLI" timeout $((RR_DURATION + 30)) taskset 1 sockperf ping-pong --tcp -i "$ADDR" \
+		-p $SOCKPERF_PORT -t "$RR_DURATION" --full-rtt >"$OUT.esc" 2>&1 || rc=$?
+	# sockperf colours its output
+	tr -d '\033' <"$OUT.esc" | sed 's/\[[0-9;]*m//g' >"$OUT"
+	raw "sockperf round=$2 topo=$1 wl=rr rc=$rc" "$OUT"
+	vd=$(grep 'Valid Duration' "$OUT" | tail -n 1)
+	runtime=$(echo "$vd" | sed -n 's/.*RunTime=\([0-9.]*\).*/\1/p')
+	recv=$(echo "$vd" | sed -n 's/.*ReceivedMessages=\([0-9]*\).*/\1/p')
+	p50=$(sed -n 's/.*percentile 50\.000 = *\([0-9.]*\).*/\1/p' "$OUT" | tail -n 1)
+	p99=$(sed -n 's/.*percentile 99\.000 = *\([0-9.]*\).*/\1/p' "$OUT" | tail -n 1)
+	avg=$(sed -n 's/.*avg-rtt=\([0-9.]*\).*/\1/p' "$OUT" | tail -n 1)
+	if [ $rc -ne 0 ] || [ -z "$runtime" ] || [ -z "$recv" ] || [ "$recv" = 0 ] ||
+		[ -z "$p50" ] || [ -z "$p99" ]; then
+		fail "$1" "sockperf rr round $2: rc=$rc, no result" "$OUT"
+		return
+	fi
+	echo "NKBENCH result round=$2 topo=$1 wl=rr runtime_s=$runtime recv_msgs=$recv avg_rtt_us=$avg" \
+		"p50_rtt_us=$p50 p99_rtt_us=$p99 $(marked)"
+}
+
+# udp TOPO ROUND: UDP_SIZE-byte datagrams for UDP_DURATION seconds, client
+# to server (wl=udp), then server to client (wl=udp-rev)
+udp() {
+	topo_ends "$1"
+	for dir in udp udp-rev; do
+		if [ $dir = udp ]; then
+			set -- "$1" "$2" "$CLI" "$SRV" "$ADDR"
+		else
+			set -- "$1" "$2" "$SRV" "$CLI" "$CADDR"
+		fi
+		mark
+		rc=0
+		timeout $((${UDP_DURATION%.*} + 30)) nkbench udp "$3" "$4" "$5" $UDP_PORT "$UDP_SIZE" \
+			"$UDP_DURATION" $UDP_WINDOW >"$OUT" 2>&1 || rc=$?
+		raw "nkbench udp round=$2 topo=$1 wl=$dir rc=$rc" "$OUT"
+		line=$(grep '^NKBENCH udp ' "$OUT")
+		if [ $rc -ne 0 ] || [ -z "$line" ]; then
+			fail "$1" "nkbench $dir round $2: rc=$rc, no result" "$OUT"
+			continue
+		fi
+		echo "NKBENCH result round=$2 topo=$1 wl=$dir ${line#NKBENCH udp } size=$UDP_SIZE $(marked)"
+	done
+}
+
+# rotate K WORDS...: WORDS rotated left by K (run in $(...))
+rotate() {
+	k=$(($1 % ($# - 1)))
+	shift
+	i=0
+	for x in "$@"; do
+		[ $i -ge "$k" ] && printf ' %s' "$x"
+		i=$((i + 1))
+	done
+	i=0
+	for x in "$@"; do
+		[ $i -lt "$k" ] && printf ' %s' "$x"
+		i=$((i + 1))
+	done
+}
+
+# ---- profile -----------------------------------------------------------------
+# profile TOPO: where the guest's CPUs spend one run of each workload on
+# TOPO (perf record -a, cpu-clock sampling; TCG has no PMU).
+# Runs after the measured rounds, so it disturbs none of them; prints the
+# top symbols on the console and perf's report (with sample counts) on the
+# raw port. Under CLOCK=icount the cpu-clock hrtimer runs on the guest
+# clock, so a sample falls every PROFILE_PERIOD instructions (2^ICOUNT ns
+# each): the report is an instruction profile; the workloads are rr and
+# udp (client to server), whose per-unit counts the rounds measured. The
+# line carries the samples and the guest ns perf record ran, whose ratio
+# shows the sampling is in guest time.
+profile() {
+	topo_ends "$1"
+	pre=""
+	[ "$CLI" = - ] || pre="ip netns exec $CLI"
+	wls="tcp1 tcp4 rr"
+	[ "$CLOCK" = icount ] && wls="rr udp"
+	ev="-F 997"
+	[ -n "$PROFILE_PERIOD" ] && ev="-c $PROFILE_PERIOD"
+	for w in $wls; do
+		case $w in
+		tcp1) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 1 -A 0,0" ;;
+		tcp4) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 4" ;;
+		rr) cmd="$pre taskset 1 sockperf ping-pong --tcp -i $ADDR -p $SOCKPERF_PORT -t $RR_DURATION" ;;
+		udp) cmd="nkbench udp $CLI $SRV $ADDR $UDP_PORT $UDP_SIZE $UDP_DURATION $UDP_WINDOW" ;;
+		esac
+		s0=$(softnet)
+		rm -f /tmp/perf.data
+		pt0=$(nkbench now)
+		# shellcheck disable=SC2086 # command lines
+		if ! timeout $((DURATION + RR_DURATION + 60)) perf record -q -a -e cpu-clock $ev \
+			-o /tmp/perf.data -- $cmd >"$OUT" 2>&1; then
+			fail "$1" "perf record of $w failed" "$OUT"
+			continue
+		fi
+		pt1=$(nkbench now)
+		s1=$(softnet)
+		# the units the profiled run moved: round trips, datagrams
+		units=$(tr -d '\033' <"$OUT" | sed -n 's/.*ReceivedMessages=\([0-9]*\).*/\1/p; s/^NKBENCH udp packets=\([0-9]*\).*/\1/p' | tail -n 1)
+		timeout 600 perf report -i /tmp/perf.data --stdio --no-children --sort sym -n \
+			--percent-limit 0.01 2>&1 | grep -v '^ *$' >"$OUT.rep"
+		raw "perf topo=$1 wl=$w" "$OUT.rep"
+		# (perf's header rounds the total: the symbols' counts summed)
+		samples=$(awk '$1 ~ /%$/ && $2 ~ /^[0-9]+$/ { n += $2 } END { print n + 0 }' "$OUT.rep")
+		# The idle loop's share, and the busy symbols' shares of the busy
+		# time (the idle vCPU would dilute them).
+		top=$(awk '$1 ~ /%$/ { p = $1; sub(/%/, "", p); sym[++n] = $NF; pct[n] = p
+				if ($NF ~ /^(__cpuidle_text_start|default_idle|native_safe_halt|cpu_idle_poll|poll_idle|mwait_idle|acpi_idle_do_entry|arch_cpu_idle)/) idle += p }
+			END { printf "idle_pct=%.1f top=", idle
+				for (i = 1; i <= n && k < 12; i++) {
+					if (sym[i] ~ /^(__cpuidle_text_start|default_idle|native_safe_halt|cpu_idle_poll|poll_idle|mwait_idle|acpi_idle_do_entry|arch_cpu_idle)/) continue
+					printf "%s%s:%.1f", (k++ ? "," : ""), sym[i], 100 * pct[i] / (100 - idle) } }' "$OUT.rep")
+		echo "NKBENCH profile topo=$1 wl=$w softnet_processed=$((s1 - s0)) samples=${samples:-NA}" \
+			"period=${PROFILE_PERIOD:-NA} record_ns=$((pt1 - pt0)) units=${units:-NA} $top"
+	done
+}
+
+# ---- counters and teardown ----------------------------------------------------
+# counters [TOPO]: the devices' and the stack's counters on the raw port
+counters() {
+	{
+		echo "--- ip -s link, ip -s neigh (initial namespace)"
+		ip -s link
+		ip -s neigh
+		for ns in $(ip netns list | cut -d' ' -f1); do
+			echo "--- ip -s link, ip -s neigh (netns $ns)"
+			ip -n "$ns" -s link
+			ip -n "$ns" -s neigh
+		done
+		echo "--- /proc/net/snmp (initial namespace)"
+		cat /proc/net/snmp
+		echo "--- /proc/net/softnet_stat"
+		cat /proc/net/softnet_stat
+	} >"$OUT" 2>&1
+	raw "counters${1:+ topo=$1}" "$OUT"
+}
+
+# teardown: stop the servers, release the pinned links, delete every
+# device and namespace the topologies made; fails when a device is left
+teardown() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	pids=""
+	rm -rf "$PIN"
+	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vx-h vxe-h vc-h vce-h \
+		nx-h nxe-h hxe-h; do
+		[ -e "/sys/class/net/$d" ] && ip link del "$d"
+	done
+	for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
+	left=$(devices)
+	if [ "$left" != "$DEVS0" ]; then
+		fail teardown "devices left behind: $left"
+	else
+		echo "NKBENCH teardown ok"
+	fi
+}
+
+# measure TOPO ROUND WL: one workload on one topology
+measure() {
+	case $3 in
+	tcp1) stream "$1" "$2" 1 ;;
+	tcp4) stream "$1" "$2" 4 ;;
+	rr) rr "$1" "$2" ;;
+	udp) udp "$1" "$2" ;;
+	*) fail "$1" "unknown workload $3" ;;
+	esac
+}
+
+# profiled TOPO: true when TOPO is to be profiled
+profiled() {
+	case " $PROFILE " in *" $1 "*) command -v perf >/dev/null ;; *) false ;; esac
+}
+
+# ---- main ---------------------------------------------------------------------
+# The scale curve's kinds: veth, and netkit where nkbench was built for a
+# kernel that has it.
+kinds=veth
+if nkbench has netkit; then kinds="veth netkit"; fi
+T0=$(now)
+DEVS0=$(devices)
+echo 1 >/proc/sys/net/ipv4/ip_forward
+echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
+echo 1 >/proc/sys/net/ipv6/conf/default/disable_ipv6
+echo 1 >/proc/sys/net/core/bpf_jit_enable
+# perf would lower its sample rate when the samples take more than 25 %
+# of the time (under icount: of the instructions); keep the period
+[ -z "$PROFILE" ] || echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+# shellcheck disable=SC2086 # word lists, joined with commas
+echo "NKBENCH start mode=$MODE label=$LABEL clock=$CLOCK icount_shift=${ICOUNT:-none} rounds=$ROUNDS" \
+	"duration=$DURATION omit=$OMIT udp_duration=$UDP_DURATION udp_size=$UDP_SIZE" \
+	"profile_period=${PROFILE_PERIOD:-none} isolate=$ISOLATE" \
+	"rr_duration=$RR_DURATION scale_n=$(echo $SCALE_N | tr ' ' ,)" \
+	"topos=$(echo $TOPOS | tr ' ' ,) workloads=$(echo $WORKLOADS | tr ' ' ,)" \
+	"profile=$(echo $PROFILE | tr ' ' ,) scale_kinds=$(echo $kinds | tr ' ' ,)" \
+	"cpus=$(nproc) jit=$(cat /proc/sys/net/core/bpf_jit_enable) kernel=$(uname -r)" \
+	"clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+
+known=""
+for t in $TOPOS; do
+	if topo_ends "$t"; then
+		known="$known $t"
+	else
+		fail "$t" "unknown topology"
+	fi
+done
+
+if [ "$ISOLATE" = yes ]; then
+	# Each topology alone: set up, every workload, its profile after its
+	# last round, its counters, torn down; the guest idles a second after
+	# each teardown so that the namespaces' deferred cleanup is done
+	# before the next topology is set up.
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		tr0=$(now)
+		# shellcheck disable=SC2086 # word lists
+		order=$(rotate $((r - 1)) $known)
+		for t in $order; do
+			if setup_topo "$t"; then
+				for wl in $WORKLOADS; do measure "$t" $r "$wl"; done
+				if [ $r -eq "$ROUNDS" ] && profiled "$t"; then profile "$t"; fi
+				counters "$t"
+			fi
+			teardown
+			sleep 1
+		done
+		say "round $r/$ROUNDS done in $(since "$tr0")s (order:$order, each alone)"
+		r=$((r + 1))
+	done
+else
+	ready=""
+	for t in $known; do
+		setup_topo "$t" && ready="$ready $t"
+	done
+	say "topologies ready:$ready ($(since "$T0")s)"
+	r=1
+	while [ $r -le "$ROUNDS" ]; do
+		tr0=$(now)
+		# shellcheck disable=SC2086 # word lists
+		order=$(rotate $((r - 1)) $ready)
+		for wl in $WORKLOADS; do
+			for t in $order; do measure "$t" $r "$wl"; done
+		done
+		say "round $r/$ROUNDS done in $(since "$tr0")s (order:$order)"
+		r=$((r + 1))
+	done
+	if [ -n "$PROFILE" ]; then
+		tp0=$(now)
+		for t in $ready; do
+			if profiled "$t"; then profile "$t"; fi
+		done
+		say "profiles done in $(since "$tp0")s"
+	fi
+	counters
+	teardown
+fi
+say "throughput and latency done ($(since "$T0")s)"
+
+for n in $SCALE_N; do
+	for kind in $kinds; do
+		ts=$(now)
+		obj=$B/veth_redirect_peer.bpf.o
+		[ "$kind" = netkit ] && obj=$B/netkit_redirect.bpf.o
+		if timeout $((120 + n / 2)) nkbench scale "$kind" "$n" "$obj" >"$OUT" 2>&1; then
+			grep '^NKBENCH scale' "$OUT"
+			say "scale $kind n=$n: $(since "$ts")s"
+		else
+			fail "scale-$kind" "nkbench scale $kind $n failed" "$OUT"
+		fi
+	done
+done
+
+rc=0
+[ -z "$failed" ] || rc=1
+# shellcheck disable=SC2086 # trims the list
+echo "NKBENCH done rc=$rc failed=$(echo $failed | tr ' ' ,) elapsed_s=$(since "$T0")"
+exit $rc

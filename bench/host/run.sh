@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# bench-run: boot the kernel of $BUILD/kernel with the bench initramfs
+# ($BUILD/bench/initramfs.cpio) under QEMU, as scripts/run-qemu.sh boots
+# the test guest, and stream the console while the guest runs
+# bench/guest/bench-guest.sh. The console (with the NKBENCH result lines) is
+# kept in $BENCH_OUT/console.log; the tools' raw output and the guest's
+# exit status arrive on the second serial port, $BENCH_OUT/raw.log.
+# bench/host/report.sh reads both. Each mode has its own result
+# directory, so the smoke run of make test leaves the last full run's
+# results alone.
+#
+# BENCH (full, smoke or kernels) and BENCH_CLOCK (icount or wall) pick the
+# parameters, each overridden by its BENCH_* variable: bench/modes.sh,
+# the one place of the defaults, says which and what they mean. By
+# default the guest counts instructions: QEMU's -icount (run-qemu.sh
+# ICOUNT), one vCPU, a fixed seed and RTC date (run-qemu.sh GUEST_SEED),
+# so that every interval the guest's tools time is the number of
+# instructions on that path and two runs take the same branches.
+#
+# BENCH_TOPOS defaults to every topology of bench/topologies the kernel
+# has (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS); naming one it lacks
+# is an error. BENCH_OUT is the result directory (default
+# $BUILD/bench/<mode>) and BENCH_KERNEL a name for the kernel in the
+# results (make bench-kernels: base, series, mainline); the run before
+# stays in BENCH_OUT-previous for the report's comparison of two
+# consecutive runs.
+set -euo pipefail
+# shellcheck source=../../scripts/lib.sh
+. "$(dirname "$0")/../../scripts/lib.sh"
+# shellcheck source=../modes.sh
+. "$TOP/bench/modes.sh"
+
+KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
+BENCH_DIR=$BUILD/bench
+LOGDIR=$BENCH_DIR/logs
+bench_mode
+OUT=${BENCH_OUT:-$BENCH_DIR/$MODE}
+CONSOLE=$OUT/console.log
+RAW=$OUT/raw.log
+LABEL=${BENCH_KERNEL:-$(cat "$KBUILD_OUT/include/config/kernel.release" 2>/dev/null || echo kernel)}
+
+step bench-run
+[ -f "$BENCH_DIR/initramfs.cpio" ] || die "$BENCH_DIR/initramfs.cpio not found; run: bench/host/initramfs.sh (make bench)"
+[ -f "$KBUILD_OUT/.config" ] || die "$KBUILD_OUT/.config not found; run: make kernel"
+have=""
+grep -qx 'CONFIG_NETKIT=y' "$KBUILD_OUT/.config" && have="$have netkit"
+grep -qx 'CONFIG_NET_XGRESS=y' "$KBUILD_OUT/.config" && have="$have tcx"
+TOPOS=${BENCH_TOPOS:-$(bench_topologies "$have")}
+for t in $TOPOS; do
+	needs=$(bench_topology_needs "$t")
+	[ -n "$needs" ] || die "BENCH_TOPOS: no topology '$t' in bench/topologies"
+	for n in ${needs//,/ }; do
+		[ "$n" = - ] || [[ " $have " == *" $n "* ]] ||
+			die "BENCH_TOPOS: $t needs $n, which the kernel in $KBUILD_OUT does not have"
+	done
+done
+# Profiles only of the topologies this kernel runs (make bench-kernels
+# asks for the same list on every kernel; the base has no netkit).
+prof=""
+for t in $PROFILE; do
+	[[ " $TOPOS " != *" $t "* ]] || prof="$prof${prof:+ }$t"
+done
+PROFILE=$prof
+mkdir -p "$OUT"
+# The last run's per-unit table stays for the report's comparison of two
+# consecutive runs.
+prev=$OUT-previous
+if [ -f "$OUT/bench-units.csv" ]; then
+	rm -rf "$prev"
+	mkdir -p "$prev"
+	cp "$OUT/bench-units.csv" "$OUT/host-load.txt" "$prev/" 2>/dev/null || true
+	grep -m 1 '^NKBENCH start' "$OUT/console.log" >"$prev/start.txt" 2>/dev/null || true
+fi
+find "$OUT" -mindepth 1 -delete
+
+# The parameters travel in the cpio archive run-qemu.sh appends.
+params_dir=$(mktemp -d)
+trap 'rm -rf "$params_dir"' EXIT
+mkdir -p "$params_dir/etc/nkbench"
+{
+	printf 'MODE=%s\nLABEL=%s\nROUNDS=%s\nDURATION=%s\nOMIT=%s\nRR_DURATION=%s\n' \
+		"$MODE" "$LABEL" "$ROUNDS" "$DURATION" "$OMIT" "$RR_DURATION"
+	printf 'CLOCK=%s\nICOUNT=%s\nUDP_DURATION=%s\nUDP_SIZE=%s\nPROFILE_PERIOD=%s\nISOLATE=%s\n' \
+		"$CLOCK" "$ICOUNT_SHIFT" "$UDP_DURATION" "$UDP_SIZE" "$PROFILE_PERIOD" "$ISOLATE"
+	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\n" \
+		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE"
+} >"$params_dir/etc/nkbench/params"
+
+# The host's load matters under TCG: the vCPUs are host threads.
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+t_run=$(date +%s)
+msg "host load average before: $load0 ($(nproc) CPUs)"
+msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
+# The pipeline's boot, with the bench's initramfs, console and ports;
+# its /init runs no test_progs and no guest test.
+INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir RUN_DIR=$OUT CONSOLE=$CONSOLE RESULT=$RAW \
+	BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot QUIET_KERNEL=1 TIMEOUT=$TIMEOUT \
+	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST "$TOP/scripts/run-qemu.sh"
+status=$(run_status "$OUT")
+if [ "$status" != finished ]; then
+	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
+	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
+	case $status in
+	boot-timeout) limit="the guest's /init did not start within BOOT_TIMEOUT" ;;
+	*) limit="BENCH_TIMEOUT=$TIMEOUT s" ;;
+	esac
+	die "the bench guest did not finish: $status ($limit); console: $CONSOLE"
+fi
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
+	"$(nproc)" "$(($(date +%s) - t_run))" >"$OUT/host-load.txt"
+msg "host load average after: $load1"
+step_done "guest finished"

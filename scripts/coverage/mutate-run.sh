@@ -1,0 +1,211 @@
+#!/usr/bin/env bash
+# mutate-run: the mutant loop of make mutate. Draws the sample
+# (MUTATE_SEED, MUTATE_MAX) from $BUILD/mutants.tsv, classes out the
+# mutants that do not build and those on lines that make coverage never
+# ran (no boot for them), then boots the schemata kernel again and again
+# through scripts/run-qemu.sh, each boot with qemu/mutate-init as /init and
+# a plan of up to MUTATE_PER_BOOT mutants (scripts/coverage/mutate.py plan),
+# MUTATE_JOBS guests at a time (default: the host's CPUs), until every
+# mutant of the sample has its verdict; then writes the report
+# (scripts/coverage/mutate.py report) to $BUILD/mutate-report.md.
+#
+# The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
+# being the kernel, the initramfs and the tests: a run that is stopped
+# goes on where it was, and a change to any of them starts afresh.
+# A new identity starts with two runs of the schemata kernel with no
+# mutant selected. The gate: make qemu-test's own run of the default set
+# (scripts/select-tests.sh, scripts/run-qemu.sh and scripts/verdict.sh in
+# $BUILD/qemu-test): the kernel every mutant is judged on must pass the
+# one verdict. Then the baseline, every test one by one under
+# qemu/mutate-init: it must pass too, and its times order and limit the
+# tests.
+#
+# Where this differs from make qemu-test, and why:
+#   - the tests: the same selection records, one per area
+#     (select-tests.sh with T=netkit and T=tcx, GUEST_MODE=full, in
+#     $BUILD/select-<area>), whose tests mutate.py splits into single
+#     test_progs tests; a mutant is judged by its area's tests only.
+#   - the guest: qemu/mutate-init, not qemu/init (rdinit=/mutate-init on
+#     the command line comes after run-qemu.sh's rdinit=/init, and the
+#     kernel takes the last): it runs the tests one at a time with a
+#     mutant selected, stops at the first failure and reboots after a
+#     kill. It carries both areas' records and puts the mutant's area's
+#     one at /etc/netkit-6.1/selection for each guest test, which reads
+#     it as under qemu/init (selftests/guest/lib.sh: form and areas).
+#   - the verdict: not scripts/verdict.sh, which judges a run as one pass
+#     or fail - here a failure is the expected outcome (a kill), and the
+#     verdicts are per mutant (scripts/coverage/mutate.py collect, from the MUT
+#     lines, the console and run-qemu.sh's record $dir/qemu). Kernel
+#     trouble is lib.sh's KERNEL_SPLAT_RE in both, in the guest too
+#     (/etc/netkit-6.1/kernel-splat-re).
+set -euo pipefail
+# shellcheck source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+: "${MUT_TREE:?MUT_TREE not set (the Makefile sets it)}"
+: "${COV_BUILD:?COV_BUILD not set (the Makefile sets it)}"
+MUTATE_SEED=${MUTATE_SEED:-1}
+MUTATE_MAX=${MUTATE_MAX:-200}
+MUTATE_PER_BOOT=${MUTATE_PER_BOOT:-10}
+MUTATE_JOBS=${MUTATE_JOBS:-$(nproc)}
+KBUILD_OUT=$BUILD/kernel
+BZ=$KBUILD_OUT/arch/x86/boot/bzImage
+INITRD=$BUILD/initramfs.cpio
+INFO=$COV_BUILD/coverage/series.info
+EQUIV=$TOP/selftests/mutate-equivalent.txt
+
+step mutate-run
+for f in "$BZ" "$INITRD" "$BUILD/mutants.tsv" "$INFO"; do
+	[ -f "$f" ] || die "$f not found; run: make mutate (it builds them) after make coverage"
+done
+[ "$(cat "$COV_BUILD/coverage/applied" 2>/dev/null)" = "$(tree_git rev-parse refs/netkit/applied)" ] ||
+	die "the coverage data are not of the applied series; run: make coverage"
+
+# make coverage's data decide which mutants are never executed: they must
+# be of the tests that judge the mutants, the default set (the union of
+# T=netkit and T=tcx).
+cov_filter=$(
+	filter=''
+	# shellcheck source=/dev/null
+	. "$COV_BUILD/coverage/selection" 2>/dev/null
+	printf '%s' "$filter"
+)
+[ "$cov_filter" = "the default set" ] ||
+	die "make coverage ran ${cov_filter:-an unknown selection} ($COV_BUILD/coverage/selection), not the default set; run: make coverage without T="
+
+# The tests of each area, as scripts/select-tests.sh selects them for
+# T=netkit and T=tcx (every test_progs test and guest test of the area,
+# in full), from the worktree's selftests: each area's selection record
+# in $BUILD/select-<area>, whose tests mutate.py splits into single tests.
+# TEST_ARGS and GUEST_TESTS (make's) would replace what T selects: not
+# here.
+area_tests() {
+	local rec=$BUILD/select-$1
+	env -u TEST_ARGS -u GUEST_TESTS T="$1" GUEST_MODE=full TREE="$MUT_TREE" RUN_DIR="$rec" \
+		"$TOP/scripts/select-tests.sh" >>"$LOG"
+	(
+		test_progs='' guest_tests=''
+		# shellcheck source=/dev/null
+		. "$rec/selection"
+		[ -z "$test_progs" ] || [ "${test_progs#-t }" != "$test_progs" ] ||
+			die "$rec/selection: test_progs '$test_progs' is not one -t list"
+		printf '%s;%s\n' "${test_progs#-t }" "$guest_tests"
+	)
+}
+nk=$(area_tests netkit)
+tx=$(area_tests tcx)
+python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" --netkit "$nk" --tcx "$tx" >"$BUILD/tests.tsv"
+
+python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
+	--info "$INFO" --seed "$MUTATE_SEED" --max "$MUTATE_MAX" >"$BUILD/sample.tsv"
+identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" \
+	"$BUILD/select-netkit/selection" "$BUILD/select-tcx/selection" "$KERNEL_SPLAT_RE")
+kernel_id=$(sha256sum "$BZ" | cut -c1-16)
+results=$BUILD/results/$identity.tsv
+mkdir -p "$BUILD/results"
+if [ ! -f "$results" ]; then
+	# The gate: make qemu-test on the schemata kernel, no mutant selected.
+	gate=$BUILD/qemu-test
+	msg "the gate: make qemu-test's default set on the schemata kernel, no mutant selected ($gate)"
+	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto TREE="$MUT_TREE" RUN_DIR="$gate" \
+		"$TOP/scripts/select-tests.sh"
+	RUN_DIR="$gate" BZIMAGE="$BZ" INITRAMFS="$INITRD" KBUILD_OUT="$KBUILD_OUT" "$TOP/scripts/run-qemu.sh"
+	"$TOP/scripts/verdict.sh" "$gate" ||
+		die "the schemata kernel with no mutant selected fails make qemu-test's verdict (run directory $gate): no mutant can be judged on it"
+	printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
+		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >"$results.new"
+	cp "$BUILD/tests.tsv" "$BUILD/results/$identity.tests"
+	# Same kernel, tests added or extended (the earlier tests are all
+	# still there): a mutant that was killed stays killed, only the
+	# survivors run again (after a new baseline).
+	prev=$(grep -l "^# make mutate verdicts: kernel $kernel_id," "$BUILD"/results/*.tsv 2>/dev/null |
+		xargs -r ls -t | head -n 1 || true)
+	if [ -n "$prev" ] && [ -z "$(comm -23 <(sort "${prev%.tsv}.tests") <(sort "$BUILD/tests.tsv"))" ]; then
+		awk -F'\t' -v from="$(basename "$prev" .tsv)" 'BEGIN { OFS = "\t" }
+			!/^#/ && $1 != 0 && ($2 == "killed" || $2 == "timeout" || $2 == "crash") {
+				$5 = ($5 == "" ? "" : $5 "; ") "carried over from " from; print }' "$prev" >>"$results.new"
+		msg "the kernel of $(basename "$prev"): $(grep -vc '^#' "$results.new" || true) killed mutants carried over, the rest runs"
+	fi
+	mv "$results.new" "$results"
+fi
+n_run=$(awk -F'\t' 'NR > 1 && $9 == "run"' "$BUILD/sample.tsv" | wc -l)
+msg "sample (MUTATE_SEED=$MUTATE_SEED, MUTATE_MAX=$MUTATE_MAX): $(($(wc -l <"$BUILD/sample.tsv") - 1)) mutants, $n_run to run," \
+	"$(awk -F'\t' '$9 == "nobuild"' "$BUILD/sample.tsv" | wc -l) do not build," \
+	"$(awk -F'\t' '$9 == "notexec"' "$BUILD/sample.tsv" | wc -l) never executed by make coverage; verdicts in $results"
+
+# guest_loop SLOT SLOTS [MAX]: boot the schemata kernel again and again,
+# each boot with the next plan of guest SLOT of SLOTS (mutate.py plan
+# --slot: every SLOTS-th mutant to run), until the slot has none left or
+# after MAX boots; the number of boots in $BUILD/boot-SLOT.count. With no
+# baseline yet, the plan is the baseline.
+guest_loop() {
+	local slot=$1 slots=$2 max=${3:-0} dir=$BUILD/boot-$1 boot=0 plan cmdline limit done_n
+	while [ "$max" -eq 0 ] || [ "$boot" -lt "$max" ]; do
+		rm -rf "$dir"
+		mkdir -p "$dir/root/etc/netkit-6.1"
+		printf '%s\n' "$KERNEL_SPLAT_RE" >"$dir/root/etc/netkit-6.1/kernel-splat-re"
+		for a in netkit tcx; do
+			cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
+		done
+		plan=$(python3 "$TOP/scripts/coverage/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
+			--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir" --slot "$slot" --slots "$slots")
+		[ "$plan" != "done" ] || break
+		IFS=$'\t' read -r cmdline limit <<<"$plan"
+		cp "$dir/plan" "$dir/root/etc/netkit-6.1/mutate-plan"
+		cp "$dir/tests" "$dir/root/etc/netkit-6.1/mutate-tests"
+		install -m 0755 "$TOP/qemu/mutate-init" "$dir/root/mutate-init"
+		boot=$((boot + 1))
+		echo "$boot" >"$BUILD/boot-$slot.count"
+		done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
+		msg "guest $slot boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
+		# A run directory of run-qemu.sh's (console.log, result, its record
+		# qemu), with the guest's files in EXTRA_ROOT instead of a selection
+		# record. run-qemu.sh fails only when QEMU could not run; how the boot
+		# ended (finished, timeout, boot-timeout) is in $dir/qemu.
+		BOOT_STEP=mutate-boot-$slot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" EXTRA_ROOT="$dir/root" \
+			CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
+			"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
+			die "guest $slot boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
+		# guests that run at once append to the same results file
+		flock "$results.lock" python3 "$TOP/scripts/coverage/mutate.py" collect --sample "$BUILD/sample.tsv" \
+			--results "$results" --dir "$dir" --status "$(run_status "$dir")" --splat-re "$KERNEL_SPLAT_RE" ||
+			die "guest $slot boot $boot: no verdict; see $dir/run-qemu.log, $dir/console.log and $dir/result"
+		# the last boot's files stay for a look; a boot with a crash is kept
+		# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
+		if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
+			rm -rf "$BUILD/boot-crash-$slot-$boot" && cp -a "$dir" "$BUILD/boot-crash-$slot-$boot"
+			rm -f "$BUILD/boot-crash-$slot-$boot/boot.cpio"
+		fi
+	done
+}
+
+# The baseline first (one guest), then MUTATE_JOBS guests at a time:
+# each QEMU is one vCPU, one host CPU (TCG); the verdicts do not depend on
+# how many run beside it (each test's limit is 4x its baseline time).
+t0=$(date +%s)
+rm -f "$BUILD"/boot-*.count
+if ! awk -F'\t' '$1 == 0 && $2 == "survived" { found = 1 } END { exit !found }' "$results"; then
+	msg "the baseline: every test once with no mutant selected"
+	guest_loop 0 1 1
+	mv "$BUILD/boot-0.count" "$BUILD/boot-baseline.count"
+fi
+pids=()
+for slot in $(seq 0 $((MUTATE_JOBS - 1))); do
+	guest_loop "$slot" "$MUTATE_JOBS" &
+	pids+=("$!")
+done
+rc=0
+for pid in "${pids[@]}"; do
+	wait "$pid" || rc=1
+done
+[ "$rc" -eq 0 ] || die "a guest's loop stopped (above); the verdicts so far are in $results, a new make mutate goes on from there"
+boot=$(cat "$BUILD"/boot-*.count 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
+secs=$(($(date +%s) - t0))
+report=$BUILD/mutate-report.md
+python3 "$TOP/scripts/coverage/mutate.py" report --sample "$BUILD/sample.tsv" --results "$results" --equivalent "$EQUIV" \
+	--title "make mutate, $(date -u +%F), MUTATE_SEED=$MUTATE_SEED MUTATE_MAX=$MUTATE_MAX, series $(tree_git log -1 --format=%h refs/netkit/applied)" >"$report"
+if [ "$boot" -gt 0 ]; then
+	printf '\n%s boots in %s s this run\n' "$boot" "$secs" >>"$report"
+fi
+grep '^mutate:' "$report"
+step_done "$boot boots, $secs s; report $report"
