@@ -76,8 +76,8 @@ endif
 
 # KCONFIG=debian: the same pipeline on Debian's own kernel config (the
 # cloud flavour of linux-config-6.1 + configs/debian.config, trimmed to
-# configs/debian.modules), veth, sch_ingress, cls_bpf, act_bpf, tun and
-# ifb as modules that the guest loads with modprobe; in its own BUILD.
+# configs/debian.modules), the modules that list names staying modules,
+# which the guest loads with modprobe; in its own BUILD.
 # Slow (a distribution kernel): not part of make test.
 KCONFIG ?= test
 # make deb and make deb-install-test are always Debian's config.
@@ -95,9 +95,9 @@ else ifneq ($(KCONFIG),test)
 $(error KCONFIG must be test or debian, not '$(KCONFIG)')
 endif
 
-# A run's directory: its selection record, console, the guest's reports
-# and QEMU's record (scripts/run-qemu.sh), judged by scripts/verdict.sh.
-RUN_DIR ?= $(BUILD)/qemu-test
+# RUN_DIR, a run's directory (its selection record, console, the guest's
+# reports and QEMU's record, judged by scripts/verdict.sh), defaults to
+# BUILD/qemu-test in scripts/lib.sh, and is passed on only when given.
 
 # What the scripts get from here, in one list: lib.sh's submake keeps
 # every one of them out of the kernel's and the tools' own makes. They
@@ -105,13 +105,13 @@ RUN_DIR ?= $(BUILD)/qemu-test
 # defined: GNU make's export of a variable not yet defined defines it,
 # empty, and a later "?=" then leaves it empty (BASE_TREE, BASE_BUILD,
 # REGRESS_TIMEOUT and BENCH_CLOCK were, exported from here).
-NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE RUN_DIR KCONFIG LINUX_TARBALL \
+NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE KCONFIG LINUX_TARBALL \
 	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
 	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH BENCH_CLOCK
 AM_TREE ?= $(NETKIT_CACHE)/am-worktree
 
 .DEFAULT_GOAL := help
-.PHONY: help deps tree apply kernel selftests initramfs boot qemu-test \
+.PHONY: help deps tree apply kernel selftests initramfs qemu-test \
 	check check-bisect test lint cover-letter mbox reset-tree clean distclean
 
 help:
@@ -129,8 +129,9 @@ help:
 	@echo
 	@echo 'Tests:'
 	@echo '  check       host-side checks: series applies, mails well formed, checkpatch, uapi,'
-	@echo '              cover letter current, mbox (git am) and quilt apply, lint'
-	@echo '  test        check, then qemu-test: the project'"'"'s whole test'
+	@echo '              cover letter current, mbox (git am) and quilt apply, lint, every guest'"'"'s'
+	@echo '              verdict on a planted hang (check-verdict.sh), docs true to the tree (check-docs.sh)'
+	@echo '  test        check, then qemu-test, then bench BENCH=smoke: the project'"'"'s whole test (CI)'
 	@echo '  check-bisect  build what each patch touches at every position of the series (slow)'
 	@echo '  check-positions  qemu-test at each position of POSITIONS (default: followup/0011 on)'
 	@echo '              whose kernel or selftests change, as CUT=<patch>: a table (slow)'
@@ -139,8 +140,8 @@ help:
 	@echo '  abi-report  symbol CRCs of the base and the series on Debian'"'"'s MODVERSIONS config, export'
 	@echo '              by export: what changes for out-of-tree modules (slow; BUILD/abi/report.txt)'
 	@echo '  qemu-test DEBUG=1  the tests on a KASAN/lockdep/kmemleak kernel (slow; own BUILD)'
-	@echo '  qemu-test KCONFIG=debian  the tests on Debian'"'"'s cloud config, veth, sch_ingress, cls_bpf,'
-	@echo '              act_bpf, tun, ifb as modules loaded by modprobe (slow; own BUILD)'
+	@echo '  qemu-test KCONFIG=debian  the tests on Debian'"'"'s cloud config, the modules of'
+	@echo '              configs/debian.modules loaded by modprobe (slow; own BUILD)'
 	@echo '  deb         that kernel as Debian packages (bindeb-pkg), then the package booted and'
 	@echo '              tested: vmlinuz and modules from the unpacked .deb (slow; BUILD/deb)'
 	@echo '  deb-install-test  a Debian 12 system (mmdebstrap) installs the packages of deb with apt,'
@@ -174,7 +175,7 @@ help:
 	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
 	@echo '  TREE          $(TREE)'
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs)'
-	@echo '  RUN_DIR       $(RUN_DIR)   (the run: selection, console.log, result, qemu)'
+	@echo "  RUN_DIR       $$(. scripts/lib.sh && echo "$$RUN_DIR")   (the run: selection, console.log, result, qemu)"
 	@echo '  T             $(T)   (filter: comma-separated test_progs -t terms, guest test names and'
 	@echo '                areas; a test_progs term also selects the guest tests of its area, e.g.'
 	@echo '                T=tc_netkit: tc_netkit_* and the netkit guest tests (of mprog_linkrace, which'
@@ -229,11 +230,8 @@ initramfs: selftests
 
 # qemu-test: T resolved once into the run's selection record, the guest
 # run recorded, the run judged - also after a timeout, whose console may
-# hold the oops that caused it.
-boot: initramfs
-	@scripts/select-tests.sh
-	@scripts/run-qemu.sh
-
+# hold the oops that caused it. Every guest of the project boots through
+# scripts/run-qemu.sh and is judged by scripts/verdict.sh.
 qemu-test: initramfs
 	@scripts/select-tests.sh
 	@scripts/run-qemu.sh
@@ -244,6 +242,8 @@ check: apply
 	@scripts/series/check-posting.sh
 	@scripts/series/check-uapi.sh
 	@scripts/lint.sh
+	@scripts/check-verdict.sh
+	@scripts/check-docs.sh
 
 check-bisect: kernel
 	@scripts/slow/check-bisect.sh
@@ -391,21 +391,23 @@ deb: selftests
 # the netkit kernel (modules on demand, netkit L3/L2 pairs with a BPF
 # program, the DKMS-built module), apt remove, the stock kernel after it
 # and the reinstall, the netkit kernel again. Slow: not part of make test.
+# Each stage's run directory (scripts/debian/stage.sh STAGE [LABEL]).
+DEB_INSTALL = $(BUILD)/deb-install
 .PHONY: deb-install-test
 deb-install-test: selftests
 	@scripts/install-deps.sh debian
 	@scripts/debian/build-deb.sh
 	@scripts/debian/image.sh
 	@scripts/debian/stage.sh install
-	@scripts/debian/verdict.sh install
+	@scripts/verdict.sh '$(DEB_INSTALL)/install'
 	@scripts/debian/stage.sh netkit
-	@scripts/debian/verdict.sh netkit
+	@scripts/verdict.sh '$(DEB_INSTALL)/netkit'
 	@scripts/debian/stage.sh remove
-	@scripts/debian/verdict.sh remove
+	@scripts/verdict.sh '$(DEB_INSTALL)/remove'
 	@scripts/debian/stage.sh reinstall
-	@scripts/debian/verdict.sh reinstall
+	@scripts/verdict.sh '$(DEB_INSTALL)/reinstall'
 	@scripts/debian/stage.sh netkit netkit-reinstalled
-	@scripts/debian/verdict.sh netkit netkit-reinstalled
+	@scripts/verdict.sh '$(DEB_INSTALL)/netkit-reinstalled'
 
 # make coverage: a make qemu-test run on a gcov kernel, in a BUILD and run
 # directory of its own. The test kernel with gcov for the objects of
@@ -483,6 +485,10 @@ export $(NETKIT_EXPORTS)
 ifneq ($(origin TEST_ARGS),undefined)
 NETKIT_EXPORTS += TEST_ARGS
 export TEST_ARGS
+endif
+ifneq ($(origin RUN_DIR),undefined)
+NETKIT_EXPORTS += RUN_DIR
+export RUN_DIR
 endif
 ifneq ($(origin GUEST_TESTS),undefined)
 NETKIT_EXPORTS += GUEST_TESTS

@@ -100,6 +100,11 @@ submake() {
 
 tree_git() { git -C "$TREE" "$@"; }
 
+# kselftest's exit codes (tools/testing/selftests/kselftest.h), which the
+# guest tests exit with (selftests/guest/lib.sh) and the verdict reads.
+# shellcheck disable=SC2034
+KSFT_PASS=0 KSFT_FAIL=1 KSFT_XFAIL=2 KSFT_XPASS=3 KSFT_SKIP=4
+
 # run_status RUN_DIR: how the guest run in RUN_DIR ended, as
 # scripts/run-qemu.sh recorded it (finished, timeout, boot-timeout);
 # empty without a record.
@@ -206,8 +211,8 @@ kbuild_setup() {
 # journal (lines with the printk timestamp: the console also carries test
 # output, which could quote these words): oopses, WARN, KASAN/UBSAN
 # reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
-# stalls and lockups. scripts/verdict.sh and scripts/debian/verdict.sh
-# use these.
+# stalls and lockups. scripts/verdict.sh uses these for every guest, and
+# hands them on to what scans elsewhere (make mutate's guest).
 # shellcheck disable=SC2034 # used by the scripts that source this file
 KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'
 # Modules refused or tainting for their signature or symbol versions.

@@ -1,24 +1,63 @@
 #!/usr/bin/env bash
-# boot: boot the kernel with the initramfs under QEMU, stream the console
-# and stop at a wall-clock limit; record what happened, judge nothing.
+# boot: the one way the project starts a QEMU guest. Boots a kernel with
+# an initramfs under QEMU, streams the console, stops at a wall-clock
+# limit, and records what happened; judges nothing. Every guest - make
+# qemu-test's, the Debian stages', the bench's, make regress's, make
+# coverage's, make mutate's - boots here, and scripts/verdict.sh judges
+# the run directory it leaves, also after a timeout.
+#
 # The run lives in $RUN_DIR (default $BUILD/qemu-test):
-#   selection    what to run (scripts/select-tests.sh wrote it), carried
-#                into the guest as /etc/netkit-6.1/selection as it is
-#   console.log  the guest's console (ttyS0)
-#   result       what the guest reported on its second serial port (ttyS1)
+#   selection    what to run (scripts/select-tests.sh wrote it; the test
+#                guest only), carried into the guest as
+#                /etc/netkit-6.1/selection as it is
+#   console.log  the guest's console (ttyS0; CONSOLE moves it)
+#   result       what the guest reported on its second serial port (ttyS1;
+#                RESULT moves it)
 #   qemu         this script's record, one name=value per line: status
-#                (finished, timeout, boot-timeout), qemu_rc, booted (the
-#                seconds until /init spoke, empty if it never did),
-#                elapsed, timeout
-# scripts/verdict.sh reads the four and decides, also after a timeout.
-# Exits non-zero only when QEMU could not be run at all.
+#                (finished, timeout, boot-timeout, stuck), qemu_rc, booted
+#                (the seconds until the guest's boot mark, empty if it
+#                never came), elapsed, timeout, boot_timeout, stop_line
+#                (what made a stuck boot stop), verdict and verdict_args
+#                (how scripts/verdict.sh judges the run), console and
+#                result (the two files), limits (the variables that set
+#                the two limits, TIMEOUT_HINT)
+# Exits non-zero only when QEMU could not be run at all, or exited with
+# an error of its own.
+#
+# What differs between the guests is said by the caller, each in one
+# variable:
+#   VERDICT        verdict.sh's mode for this run: tests (default: the
+#                  test guest of qemu/init), debian, bench, regress,
+#                  mutate; VERDICT_ARGS: the mode's words (debian: the
+#                  stage)
+#   BZIMAGE, INITRAMFS  the kernel and the initramfs or initrd
+#   APPEND         the kernel command line before CMDLINE (default: the
+#                  busybox guests' console=ttyS0 panic=-1 oops=panic
+#                  rdinit=/init)
+#   GUEST_ROOT     what goes into the guest besides the initramfs, as a
+#                  cpio archive appended to it: "selection" (default: the
+#                  run's selection record, plus the files of GUEST_EXTRA,
+#                  a directory), "dir" (the files of EXTRA_ROOT, a
+#                  directory: the bench's parameters, a mutant boot's
+#                  plan) or "none" (a distribution's own initrd)
+#   QEMU_ARGS      more QEMU arguments, one per line (disks)
+#   BOOT_MARK      the line that says the guest's own code started, and
+#                  BOOT_MARK_IN where it comes: console (default) or result
+#   STOP_RE        a console line after which the boot cannot go on (the
+#                  Debian initrd's "ALERT!" shell), before the boot mark:
+#                  the run stops at once as "stuck"
+#   SHOW           what of the console is streamed: all (default), user
+#                  (no kernel messages) or an extended regex of lines to
+#                  show; SHOW_RESULT=1 streams the result port too
+#   BOOT_STEP      the step's name; TIMEOUT_HINT the variable that sets
+#                  the limit, for the message
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 KBUILD_OUT=${KBUILD_OUT:-$BUILD/kernel}
 TIMEOUT=${TIMEOUT:-900}       # whole run, seconds
-BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until /init speaks, seconds
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-60} # until the boot mark, seconds
 ACCEL=${ACCEL:-tcg}
 QEMU_CPU=${QEMU_CPU:-max}  # the CPU model under TCG
 TCG_OPTS=${TCG_OPTS:-}     # more -accel tcg options, e.g. tb-size=512
@@ -35,22 +74,30 @@ ICOUNT=${ICOUNT:-}
 # that an icount guest runs the same way every time. Empty: off.
 GUEST_SEED=${GUEST_SEED:-}
 BZIMAGE=${BZIMAGE:-$KBUILD_OUT/arch/x86/boot/bzImage}
-RUN_DIR=${RUN_DIR:-$BUILD/qemu-test}
 SELECTION=$RUN_DIR/selection
 CONSOLE=${CONSOLE:-$RUN_DIR/console.log}
 RESULT=${RESULT:-$RUN_DIR/result}
 RECORD=$RUN_DIR/qemu
-# Other guests (make bench) boot through this script with their own
-# initramfs, files added to it (EXTRA_ROOT, a directory), their own
-# console and result files, the line their /init prints first (BOOT_MARK)
-# and their own step name; QUIET_KERNEL=1 streams the console without
-# the kernel's messages. They have no selection record. GUEST_EXTRA, a
-# directory, adds files to the test guest's own root, next to its
-# selection (make coverage: qemu/gcov-dump, scripts/coverage/run.sh).
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
+VERDICT=${VERDICT:-tests}
+VERDICT_ARGS=${VERDICT_ARGS:-}
+APPEND=${APPEND:-console=ttyS0 panic=-1 oops=panic rdinit=/init}
+GUEST_ROOT=${GUEST_ROOT:-selection}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
+BOOT_MARK_IN=${BOOT_MARK_IN:-console}
+STOP_RE=${STOP_RE:-}
+SHOW=${SHOW:-all}
 
 step "${BOOT_STEP:-boot}"
+case $VERDICT in
+tests | debian | bench | regress | mutate) ;;
+*) die "VERDICT must be tests, debian, bench, regress or mutate, not '$VERDICT'" ;;
+esac
+case $BOOT_MARK_IN in
+console) mark_file=$CONSOLE ;;
+result) mark_file=$RESULT ;;
+*) die "BOOT_MARK_IN must be console or result, not '$BOOT_MARK_IN'" ;;
+esac
 [ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
 [ -f "$INITRAMFS" ] || die "$INITRAMFS not found; run: make initramfs"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; install qemu-system-x86 (make deps)"
@@ -74,29 +121,42 @@ if [ -n "$GUEST_SEED" ]; then
 	[[ $GUEST_SEED =~ ^[0-9]+$ ]] || die "GUEST_SEED must be a number, not '$GUEST_SEED'"
 	accel+=(-seed "$GUEST_SEED" -rtc "base=2026-01-01T00:00:00,clock=vm")
 fi
+extra=()
+[ -z "${QEMU_ARGS:-}" ] || mapfile -t extra <<<"$QEMU_ARGS"
 
-# The selection travels in a second cpio archive appended to the first;
-# the kernel unpacks both into the same rootfs.
+# The guest's own files travel in a second cpio archive appended to the
+# initramfs; the kernel unpacks both into the same rootfs.
 args_dir=$(mktemp -d)
 trap 'rm -rf "$args_dir"' EXIT
-mkdir -p "$args_dir/root/etc/netkit-6.1" "$RUN_DIR"
-if [ -z "${EXTRA_ROOT:-}" ]; then
+mkdir -p "$args_dir/root/etc/netkit-6.1" "$RUN_DIR" "$(dirname "$CONSOLE")" "$(dirname "$RESULT")"
+case $GUEST_ROOT in
+selection)
 	[ -f "$SELECTION" ] || die "no selection record at $SELECTION; run: scripts/select-tests.sh (make qemu-test does)"
 	cp "$SELECTION" "$args_dir/root/etc/netkit-6.1/selection"
 	[ -z "${GUEST_EXTRA:-}" ] || cp -a "$GUEST_EXTRA/." "$args_dir/root/"
-else
+	;;
+dir)
+	[ -d "${EXTRA_ROOT:-}" ] || die "GUEST_ROOT=dir needs EXTRA_ROOT, a directory (got '${EXTRA_ROOT:-}')"
+	rm -rf "$args_dir/root"
 	cp -a "$EXTRA_ROOT/." "$args_dir/root/"
+	;;
+none) ;;
+*) die "GUEST_ROOT must be selection, dir or none, not '$GUEST_ROOT'" ;;
+esac
+boot_initrd=$INITRAMFS
+if [ "$GUEST_ROOT" != none ]; then
+	(cd "$args_dir/root" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
+	boot_initrd=$RUN_DIR/boot.cpio
+	cat "$INITRAMFS" "$args_dir/args.cpio" >"$boot_initrd"
 fi
-(cd "$args_dir/root" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null --create --format=newc --owner=0:0 --quiet) >"$args_dir/args.cpio"
-boot_cpio=$(dirname "$CONSOLE")/boot.cpio
-cat "$INITRAMFS" "$args_dir/args.cpio" >"$boot_cpio"
 
 rm -f "$CONSOLE" "$RESULT" "$RECORD"
 : >"$CONSOLE"
-msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}${ICOUNT:+, -icount shift=$ICOUNT,sleep=off,align=off}${GUEST_SEED:+, -seed $GUEST_SEED}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s; console: $CONSOLE"
+: >"$RESULT"
+msg "qemu: $ACCEL${TCG_OPTS:+,$TCG_OPTS} -cpu ${QEMU_CPU}${ICOUNT:+, -icount shift=$ICOUNT,sleep=off,align=off}${GUEST_SEED:+, -seed $GUEST_SEED}, $SMP CPUs, $MEM, timeout ${TIMEOUT}s${TIMEOUT_HINT:-}; console: $CONSOLE"
 [ -z "${CMDLINE:-}" ] || msg "kernel command line adds: $CMDLINE"
-if [ -z "${EXTRA_ROOT:-}" ]; then
+if [ "$GUEST_ROOT" = selection ]; then
 	# shellcheck source=/dev/null disable=SC2154 # the record select-tests.sh wrote
 	(. "$SELECTION"
 	msg "guest runs ($filter): ${test_progs:+test_progs $test_progs; }${guest_tests:+then selftests/guest: $guest_tests}${guest_smoke:+ (in their smoke form: $guest_smoke)}"
@@ -105,27 +165,38 @@ if [ -z "${EXTRA_ROOT:-}" ]; then
 fi
 qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
-	-kernel "$BZIMAGE" -initrd "$boot_cpio" \
-	-append "console=ttyS0 panic=-1 oops=panic rdinit=/init${CMDLINE:+ $CMDLINE}" \
+	-kernel "$BZIMAGE" -initrd "$boot_initrd" \
+	-append "$APPEND${CMDLINE:+ $CMDLINE}" \
+	"${extra[@]}" \
 	-serial "file:$CONSOLE" -serial "file:$RESULT" \
 	</dev/null >"$LOG" 2>&1 &
 qemu=$!
-if [ "${QUIET_KERNEL:-}" = 1 ]; then
-	tail -n +1 -f --pid="$qemu" "$CONSOLE" | grep --line-buffered -vE '^\[ *[0-9]+\.[0-9]+\] ' &
-else
-	tail -n +1 -f --pid="$qemu" "$CONSOLE" &
+tailers=()
+case $SHOW in
+all) tail -n +1 -f --pid="$qemu" "$CONSOLE" & ;;
+user) tail -n +1 -f --pid="$qemu" "$CONSOLE" | grep --line-buffered -avE '^\[ *[0-9]+\.[0-9]+\] ' & ;;
+*) tail -n +1 -f --pid="$qemu" "$CONSOLE" | grep --line-buffered -aE "$SHOW" | sed -u 's/\r//; s/^/    console: /' & ;;
+esac
+tailers+=("$!")
+if [ "${SHOW_RESULT:-}" = 1 ]; then
+	tail -n +1 -f --pid="$qemu" "$RESULT" | sed -u 's/\r//; s/^/    /' &
+	tailers+=("$!")
 fi
-tailer=$!
 
-status=finished booted=""
+status=finished booted="" stop_line=""
 t0=$(date +%s)
 while kill -0 "$qemu" 2>/dev/null; do
 	sleep 1
 	elapsed=$(($(date +%s) - t0))
-	if [ -z "$booted" ] && grep -q "$BOOT_MARK" "$CONSOLE"; then
+	if [ -z "$booted" ] && grep -aq "$BOOT_MARK" "$mark_file"; then
 		booted=$elapsed
 	fi
-	if [ "$elapsed" -ge "$TIMEOUT" ]; then
+	if [ -z "$booted" ] && [ -n "$STOP_RE" ]; then
+		stop_line=$(tr -d '\r' <"$CONSOLE" | grep -a -m 1 -E "$STOP_RE" || true)
+	fi
+	if [ -n "$stop_line" ]; then
+		status=stuck
+	elif [ "$elapsed" -ge "$TIMEOUT" ]; then
 		status=timeout
 	elif [ -z "$booted" ] && [ "$elapsed" -ge "$BOOT_TIMEOUT" ]; then
 		status=boot-timeout
@@ -137,10 +208,14 @@ while kill -0 "$qemu" 2>/dev/null; do
 done
 rc=0
 wait "$qemu" || rc=$?
-wait "$tailer" 2>/dev/null || true
+wait "${tailers[@]}" 2>/dev/null || true
 elapsed=$(($(date +%s) - t0))
-printf 'status=%s\nqemu_rc=%s\nbooted=%s\nelapsed=%s\ntimeout=%s\nboot_timeout=%s\n' \
-	"$status" "$rc" "$booted" "$elapsed" "$TIMEOUT" "$BOOT_TIMEOUT" >"$RECORD"
+{
+	printf 'status=%s\nqemu_rc=%s\nbooted=%s\nelapsed=%s\ntimeout=%s\nboot_timeout=%s\n' \
+		"$status" "$rc" "$booted" "$elapsed" "$TIMEOUT" "$BOOT_TIMEOUT"
+	printf 'stop_line=%s\nverdict=%s\nverdict_args=%s\nconsole=%s\nresult=%s\nlimits=%s\n' \
+		"${stop_line//$'\n'/ }" "$VERDICT" "$VERDICT_ARGS" "$CONSOLE" "$RESULT" "${TIMEOUT_HINT:- (TIMEOUT, BOOT_TIMEOUT)}"
+} >"$RECORD"
 
 case $status in
 finished)
@@ -148,7 +223,7 @@ finished)
 		cat "$LOG" >&2
 		die "qemu exited with status $rc; its output: $LOG"
 	fi
-	step_done "guest finished after ${elapsed}s, /init started after ${booted:-?}s; record $RECORD"
+	step_done "guest finished after ${elapsed}s, its code started after ${booted:-?}s; record $RECORD"
 	;;
-*) step_done "stopped: $status after ${elapsed}s${TIMEOUT_HINT:-}; record $RECORD" ;;
+*) step_done "stopped: $status after ${elapsed}s${TIMEOUT_HINT:-}; record $RECORD (scripts/verdict.sh judges it)" ;;
 esac

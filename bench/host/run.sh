@@ -2,7 +2,8 @@
 # bench-run: boot the kernel of $BUILD/kernel with the bench initramfs
 # ($BUILD/bench/initramfs.cpio) under QEMU, as scripts/run-qemu.sh boots
 # the test guest, and stream the console while the guest runs
-# bench/guest/bench-guest.sh. The console (with the NKBENCH result lines) is
+# bench/guest/bench-guest.sh, then judge the run (scripts/verdict.sh).
+# The console (with the NKBENCH result lines) is
 # kept in $BENCH_OUT/console.log; the tools' raw output and the guest's
 # exit status arrive on the second serial port, $BENCH_OUT/raw.log.
 # bench/host/report.sh reads both. Each mode has its own result
@@ -91,21 +92,16 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t_run=$(date +%s)
 msg "host load average before: $load0 ($(nproc) CPUs)"
 msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
-# The pipeline's boot, with the bench's initramfs, console and ports;
-# its /init runs no test_progs and no guest test.
-INITRAMFS=$BENCH_DIR/initramfs.cpio EXTRA_ROOT=$params_dir RUN_DIR=$OUT CONSOLE=$CONSOLE RESULT=$RAW \
-	BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot QUIET_KERNEL=1 TIMEOUT=$TIMEOUT \
-	TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST "$TOP/scripts/run-qemu.sh"
-status=$(run_status "$OUT")
-if [ "$status" != finished ]; then
-	printf '\n---- last 50 console lines (%s) ----\n' "$CONSOLE" >&2
-	tail -n 50 "$CONSOLE" | tr -d '\r' >&2
-	case $status in
-	boot-timeout) limit="the guest's /init did not start within BOOT_TIMEOUT" ;;
-	*) limit="BENCH_TIMEOUT=$TIMEOUT s" ;;
-	esac
-	die "the bench guest did not finish: $status ($limit); console: $CONSOLE"
-fi
+# The pipeline's one boot path, with the bench's initramfs, console and
+# ports; its /init runs no test_progs and no guest test. The run is
+# judged by scripts/verdict.sh (mode bench: the guest's exit status and
+# the console's kernel trouble, also after a timeout) before any number
+# is read from it.
+VERDICT=bench VERDICT_ARGS="$MODE on $LABEL" INITRAMFS=$BENCH_DIR/initramfs.cpio GUEST_ROOT=dir EXTRA_ROOT=$params_dir \
+	RUN_DIR=$OUT CONSOLE=$CONSOLE RESULT=$RAW BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot SHOW=user \
+	TIMEOUT=$TIMEOUT TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST \
+	"$TOP/scripts/run-qemu.sh"
+"$TOP/scripts/verdict.sh" "$OUT"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
 	"$(nproc)" "$(($(date +%s) - t_run))" >"$OUT/host-load.txt"

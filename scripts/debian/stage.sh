@@ -16,8 +16,8 @@
 #
 # NETKIT_PLANT=failing-unit|initrd-without-virtio_blk|failing-postinst
 # plants a failure (qemu/debian/stage.sh). LABEL (default STAGE) names the step and its
-# files in $BUILD/deb-install (a stage booted twice keeps both).
-# scripts/debian/verdict.sh STAGE [LABEL] judges the run.
+# run directory, $BUILD/deb-install/LABEL (a stage booted twice keeps
+# both). scripts/verdict.sh judges that run directory.
 set -euo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -28,10 +28,6 @@ IMAGE=${IMAGE:-$NETKIT_CACHE/debian12/rootfs.img}
 DEB_DIR=$BUILD/deb
 WORK=$BUILD/deb-install
 DISK=$WORK/disk.img
-ACCEL=${ACCEL:-tcg}
-QEMU_CPU=${QEMU_CPU:-max}
-SMP=${SMP:-2}
-MEM=${MEM:-2G}
 # Until the stage starts (systemd reached multi-user.target), and the
 # whole boot: apt, initramfs-tools and DKMS run under TCG.
 STAGE_BOOT_TIMEOUT=${STAGE_BOOT_TIMEOUT:-600}
@@ -97,63 +93,24 @@ echo "$NETKIT_PLANT" >"$payload/plant"
 tar -C "$payload" -cf "$WORK/payload.tar" --owner=0 --group=0 .
 rm -rf "$payload"
 
-console=$WORK/console-$LABEL.log
-report=$WORK/report-$LABEL.log
-rm -f "$console" "$report"
-: >"$console"
-: >"$report"
+# The boot, through the project's one boot path (scripts/run-qemu.sh):
+# the system's own kernel and initrd from /boot, no cpio of ours, the
+# two disks; the boot mark is the stage's first report line, and the
+# initrd's "ALERT!" shell (it gave up on the root disk) stops the boot
+# at once. scripts/verdict.sh (mode debian) judges the run directory.
+run=$WORK/$LABEL
 msg "booting $kernel (/boot/vmlinuz-$kernel, /boot/initrd.img-$kernel) from $DISK${NETKIT_PLANT:+; planted: $NETKIT_PLANT}"
-msg "qemu: $ACCEL -cpu $QEMU_CPU, $SMP CPUs, $MEM; console $console, report $report"
-qemu-system-x86_64 -accel "$ACCEL" -cpu "$QEMU_CPU" -smp "$SMP" -m "$MEM" \
-	-nodefaults -display none -no-reboot \
-	-kernel "$WORK/vmlinuz-$kernel" -initrd "$WORK/initrd.img-$kernel" \
-	-append "root=LABEL=netkit-root ro console=ttyS0 panic=-1 rootdelay=60" \
-	-drive "file=$DISK,if=virtio,format=raw" \
-	-drive "file=$WORK/payload.tar,if=none,id=payload,format=raw,readonly=on" \
-	-device virtio-blk-pci,drive=payload,serial=netkit-payload \
-	-serial "file:$console" -serial "file:$report" \
-	</dev/null >"$LOG.qemu" 2>&1 &
-qemu=$!
-# Progress: the boot's milestones from the console, the stage's report
-# as it comes.
-{ tail -n +1 -f --pid="$qemu" "$console" | grep --line-buffered -aE \
-	'Run /init|Begin: Mounting root|Reached target|Gave up waiting|ALERT!|Kernel panic|Power-Off' |
-	sed -u 's/\r//; s/^/    console: /'; } &
-tailer=$!
-{ tail -n +1 -f --pid="$qemu" "$report" | sed -u '/^NETKIT_JOURNAL_BEGIN/,/^NETKIT_JOURNAL_END/d; s/\r//; s/^/    /'; } &
-tailer2=$!
-
-verdict="" started="" t0=$(date +%s)
-while kill -0 "$qemu" 2>/dev/null; do
-	sleep 2
-	elapsed=$(($(date +%s) - t0))
-	if [ -z "$started" ] && grep -qa '^netkit-6.1 deb-install-test: stage' "$report"; then
-		started=$elapsed
-	fi
-	# The initrd gave up on the root disk and waits at its shell: that
-	# boot will not go on.
-	alert=''
-	[ -n "$started" ] || alert=$(tr -d '\r' <"$console" | grep -a -m 1 -E 'ALERT! ' || true)
-	if [ -n "$alert" ]; then
-		verdict="the initrd did not mount the root filesystem: ${alert# *}"
-	elif [ "$elapsed" -ge "$STAGE_TIMEOUT" ]; then
-		verdict="timeout: the stage did not finish within ${STAGE_TIMEOUT}s"
-	elif [ -z "$started" ] && [ "$elapsed" -ge "$STAGE_BOOT_TIMEOUT" ]; then
-		verdict="boot timeout: the system did not reach multi-user.target and start the stage within ${STAGE_BOOT_TIMEOUT}s"
-	fi
-	if [ -n "$verdict" ]; then
-		kill "$qemu" 2>/dev/null || true
-		break
-	fi
-done
-rc=0
-wait "$qemu" || rc=$?
-wait "$tailer" "$tailer2" 2>/dev/null || true
-echo "booted $kernel, stage started after ${started:-?}s, $(($(date +%s) - t0))s in all" >"$WORK/boot-$LABEL"
-if [ -n "$verdict" ]; then
-	printf '\n---- last 40 console lines (%s) ----\n' "$console" >&2
-	tail -n 40 "$console" | tr -d '\r' >&2
-	die "$verdict"
-fi
-[ "$rc" -eq 0 ] || die "qemu exited with status $rc; its output: $LOG.qemu"
-step_done "$kernel booted, stage started after ${started:-?}s (systemd at multi-user.target)"
+RUN_DIR=$run VERDICT=debian VERDICT_ARGS="$STAGE" BOOT_STEP="deb-install-$LABEL-boot" \
+	BZIMAGE="$WORK/vmlinuz-$kernel" INITRAMFS="$WORK/initrd.img-$kernel" GUEST_ROOT=none \
+	APPEND="root=LABEL=netkit-root ro console=ttyS0 panic=-1 rootdelay=60" \
+	QEMU_ARGS="-drive
+file=$DISK,if=virtio,format=raw
+-drive
+file=$WORK/payload.tar,if=none,id=payload,format=raw,readonly=on
+-device
+virtio-blk-pci,drive=payload,serial=netkit-payload" \
+	BOOT_MARK='^netkit-6.1 deb-install-test: stage' BOOT_MARK_IN=result STOP_RE='ALERT! ' \
+	SHOW='Run /init|Begin: Mounting root|Reached target|Gave up waiting|ALERT!|Kernel panic|Power-Off' SHOW_RESULT=1 \
+	TIMEOUT="$STAGE_TIMEOUT" BOOT_TIMEOUT="$STAGE_BOOT_TIMEOUT" TIMEOUT_HINT=' (STAGE_TIMEOUT, STAGE_BOOT_TIMEOUT)' \
+	"$TOP/scripts/run-qemu.sh"
+step_done "$kernel booted; run $run"

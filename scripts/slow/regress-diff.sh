@@ -12,8 +12,8 @@ set -euo pipefail
 OUT=$BUILD/regress
 step regress-diff
 for side in base patched; do
-	regress_complete "$OUT/$side/console.log" ||
-		die "no complete $side run in $OUT/$side/console.log; run: make regress"
+	"$TOP/scripts/verdict.sh" "$OUT/$side" >/dev/null 2>&1 ||
+		die "the $side run in $OUT/$side does not pass scripts/verdict.sh $OUT/$side; run: make regress"
 done
 
 # results CONSOLE: "name<TAB>OK|FAIL|SKIP" for every test and subtest line
@@ -22,11 +22,11 @@ results() {
 	tr -d '\r' <"$1" | sed -nE 's@^#[0-9]+(/[0-9]+)?[[:space:]]+(.+):(OK|FAIL|SKIP)( \(SKIP: [0-9]+/[0-9]+\))?$@\2\t\3@p' |
 		sort -t "$(printf '\t')" -k1,1 -u
 }
-# splats CONSOLE: the kernel's own problem reports, without timestamps
-# and addresses, one per line.
+# splats CONSOLE: the kernel's own problem reports (lib.sh's
+# KERNEL_SPLAT_RE, as the verdict scans them), without line numbers,
+# timestamps and addresses, one per line.
 splats() {
-	tr -d '\r' <"$1" | grep -E '\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|scheduling while atomic)' |
-		sed -E 's/^.*\[ *[0-9]+\.[0-9]+\] //; s/0x[0-9a-f]+/ADDR/g; s/[0-9]+ PID: [0-9]+/N/g' | sort -u || true
+	kernel_splats "$1" | sed -E 's/^[0-9]+://; s/^.*\[ *[0-9]+\.[0-9]+\] //; s/0x[0-9a-f]+/ADDR/g; s/[0-9]+ PID: [0-9]+/N/g' | sort -u
 }
 
 results "$OUT/base/console.log" >"$OUT/base.results"

@@ -15,8 +15,3 @@ regress_args() {
 	[ -n "$allow$deny" ] || die "$REGRESS_LIST selects nothing"
 	printf -- '%s%s\n' "${allow:+-a $allow }" "${deny:+-d $deny}"
 }
-
-# regress_complete CONSOLE: true if test_progs got to its Summary line.
-regress_complete() {
-	[ -f "$1" ] && grep -qE '^Summary: [0-9]+/[0-9]+ PASSED' <(tr -d '\r' <"$1")
-}

@@ -3,9 +3,11 @@
 # own test_progs and run the test set of selftests/regress.list, the same
 # way for both: same list, same QEMU, no guest tests. The run goes to
 # BUILD/regress/SIDE/ (its selection, console.log, result and QEMU's
-# record); scripts/slow/regress-diff.sh compares the two consoles.
+# record) and is judged by scripts/verdict.sh (mode regress: it ran to
+# test_progs' Summary; a timeout fails, naming the console's kernel
+# trouble); scripts/slow/regress-diff.sh compares the two consoles.
 # A side whose kernel, initramfs and list did not change keeps its last
-# complete run (the base does not change when the series does).
+# run that passed the verdict (the base does not change when the series does).
 set -euo pipefail
 # shellcheck source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
@@ -30,7 +32,7 @@ for f in "$bzimage" "$run_build/initramfs.cpio"; do
 done
 inputs=$(hash_of "$0" "$bzimage" "$run_build/initramfs.cpio" "$args" \
 	"$TOP/scripts/run-qemu.sh" "$ACCEL $QEMU_CPU $TCG_OPTS $SMP $MEM")
-if [ "$(stamp_read "regress-$side")" = "$inputs" ] && regress_complete "$console"; then
+if [ "$(stamp_read "regress-$side")" = "$inputs" ] && "$TOP/scripts/verdict.sh" "$run" >/dev/null 2>&1; then
 	step_done "unchanged kernel, initramfs and list: keeping $console"
 	exit 0
 fi
@@ -38,10 +40,8 @@ stamp_clear "regress-$side"
 mkdir -p "$run"
 msg "$(wc -w <<<"$args") words of test_progs arguments, from $REGRESS_LIST"
 RUN_DIR=$run TEST_ARGS=$args GUEST_TESTS='' "$TOP/scripts/select-tests.sh"
-BUILD=$run_build RUN_DIR=$run TIMEOUT=${REGRESS_TIMEOUT:-3600} "$TOP/scripts/run-qemu.sh"
-[ "$(run_status "$run")" = finished ] ||
-	die "the $side run did not finish: $(run_status "$run"); console: $console"
-regress_complete "$console" ||
-	die "the $side run ended without a test_progs Summary line; console: $console"
+BUILD=$run_build RUN_DIR=$run VERDICT=regress VERDICT_ARGS=$side TIMEOUT=${REGRESS_TIMEOUT:-3600} \
+	TIMEOUT_HINT=' (REGRESS_TIMEOUT)' "$TOP/scripts/run-qemu.sh"
+"$TOP/scripts/verdict.sh" "$run"
 stamp_write "regress-$side" "$inputs"
 step_done "$(grep -E '^Summary:' "$console" | tail -n 1), console $console"

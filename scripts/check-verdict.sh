@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# check-verdict: every guest of the project is judged by scripts/verdict.sh,
+# also when it hangs. Plants a guest that prints a kernel oops and then
+# hangs, and runs it through the real boot step of each kind of guest -
+# make qemu-test's (select-tests.sh, run-qemu.sh, verdict.sh), a Debian
+# stage's (scripts/debian/stage.sh), the bench's (bench/host/run.sh) and
+# make regress's (scripts/slow/regress-run.sh) - each of which must fail
+# and name both the timeout and the oops. Then the same steps with a
+# guest that finishes cleanly must pass, so that the failures above are
+# the plant's and not the setup's.
+#
+# The planted guest is a stand-in for qemu-system-x86_64 first on PATH: it
+# writes what FAKE_CONSOLE and FAKE_RESULT hold to the two serial ports
+# QEMU would have opened, then hangs (FAKE_HANG=1) or exits. Everything
+# lives in a temporary BUILD; no kernel is built or booted. The applied
+# tree (make apply) is needed for select-tests.sh.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+step check-verdict
+[ -d "$TREE/tools/testing/selftests/bpf/prog_tests" ] || die "no applied tree in $TREE; run: make apply"
+for c in mke2fs debugfs cpio; do
+	command -v "$c" >/dev/null || die "$c not found; run: make deps"
+done
+work=$(mktemp -d)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$work"' EXIT
+fakebin=$work/bin
+mkdir -p "$fakebin"
+cat >"$fakebin/qemu-system-x86_64" <<'EOF'
+#!/usr/bin/env bash
+# A stand-in for QEMU: the two -serial file: ports get the planted text.
+ports=()
+while [ $# -gt 0 ]; do
+	if [ "$1" = -serial ]; then ports+=("${2#file:}"); shift; fi
+	shift
+done
+printf '%b' "${FAKE_CONSOLE:-}" >>"${ports[0]}"
+printf '%b' "${FAKE_RESULT:-}" >>"${ports[1]}"
+[ "${FAKE_HANG:-}" != 1 ] || exec sleep 600
+EOF
+chmod +x "$fakebin/qemu-system-x86_64"
+
+B=$work/build
+K=$B/kernel
+mkdir -p "$K/arch/x86/boot" "$K/include/config" "$B/bench" "$B/guest" "$B/deb"
+echo 'not a kernel' >"$K/arch/x86/boot/bzImage"
+printf 'CONFIG_NETKIT=y\nCONFIG_NET_XGRESS=y\n' >"$K/.config"
+echo '6.1.0-check' >"$K/include/config/kernel.release"
+echo 'not an initramfs' >"$B/initramfs.cpio"
+echo 'not an initramfs' >"$B/bench/initramfs.cpio"
+for t in netkit-pair netkit-attach; do install -m 0755 /dev/null "$B/guest/$t"; done
+touch "$B/deb/linux-image-6.1.0-check_1_amd64.deb" "$B/deb/linux-headers-6.1.0-check_1_amd64.deb"
+# A Debian system as the stage sees it: an ext4 image with kernels in /boot.
+mkdir -p "$work/rootfs/boot"
+for r in 6.1.0-99-cloud-amd64 6.1.0-check; do
+	echo "not a kernel" >"$work/rootfs/boot/vmlinuz-$r"
+	echo "not an initrd" >"$work/rootfs/boot/initrd.img-$r"
+done
+mke2fs -q -t ext4 -L netkit-root -d "$work/rootfs" "$work/rootfs.img" 8M >/dev/null
+
+ts='[    3.141592]'
+oops="$ts BUG: kernel NULL pointer dereference, address: 0000000000000000\n$ts Oops: 0000 [#1] PREEMPT SMP\n"
+
+# boot KIND HANG: the boot step of KIND with the planted guest; its output
+# in $work/KIND-HANG.out, its exit status returned.
+boot() {
+	local kind=$1 hang=$2 out=$work/$1-$2.out rc=0
+	local -a env=(PATH="$fakebin:$PATH" BUILD="$B" RUN_DIR="$work/run-$kind-$hang" FAKE_HANG="$hang"
+		T="" GUEST_MODE=auto CUT="" KCONFIG=test DEBUG="" ACCEL=tcg QEMU_CPU=max TCG_OPTS="" SMP=2 MEM=2G)
+	case $kind in
+	qemu-test)
+		if [ "$hang" = 1 ]; then
+			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\n$oops")
+		else
+			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\nSummary: 1/1 PASSED, 0 SKIPPED, 0 FAILED\n"
+				FAKE_RESULT="NETKIT_TEST_PROGS rc=0\nNETKIT_DONE\n")
+		fi
+		env TIMEOUT=3 "${env[@]}" GUEST_TESTS='' TEST_ARGS='-t tc_netkit' bash -c \
+			'"$TOP/scripts/select-tests.sh" && "$TOP/scripts/run-qemu.sh" && "$TOP/scripts/verdict.sh"' >"$out" 2>&1 || rc=$?
+		;;
+	debian)
+		if [ "$hang" = 1 ]; then
+			env+=(FAKE_RESULT="netkit-6.1 deb-install-test: stage install on 6.1.0-99-cloud-amd64\n"
+				FAKE_CONSOLE="$oops")
+		else
+			local checks='' n=0 r
+			while IFS= read -r r; do
+				n=$((n + 1))
+				checks+="ok $n - ${r//\\/}\n"
+			done < <(sed -n 's/^install	//p' "$TOP/qemu/debian/expect" | sed 's/\.\*/ x /g')
+			env+=(FAKE_RESULT="netkit-6.1 deb-install-test: stage install on 6.1.0-99-cloud-amd64\n${checks}1..$n\nNETKIT_STAGE install rc=0\n")
+		fi
+		env STAGE_TIMEOUT=3 IMAGE="$work/rootfs.img" "${env[@]}" bash -c \
+			'"$TOP/scripts/debian/stage.sh" install && "$TOP/scripts/verdict.sh" "$BUILD/deb-install/install"' >"$out" 2>&1 || rc=$?
+		;;
+	bench)
+		if [ "$hang" = 1 ]; then
+			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\n$oops")
+		else
+			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\nNKBENCH start\n" FAKE_RESULT="NKBENCH_RESULT rc=0\n")
+		fi
+		env BENCH=smoke BENCH_TIMEOUT=3 BENCH_OUT="$work/run-bench-$hang" "${env[@]}" \
+			"$TOP/bench/host/run.sh" >"$out" 2>&1 || rc=$?
+		;;
+	regress)
+		if [ "$hang" = 1 ]; then
+			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\n$oops")
+		else
+			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\nSummary: 1/1 PASSED, 0 SKIPPED, 0 FAILED\n"
+				FAKE_RESULT="NETKIT_TEST_PROGS rc=0\nNETKIT_DONE\n")
+		fi
+		env REGRESS_TIMEOUT=3 BASE_BUILD="$B" "${env[@]}" BUILD="$work/regress-$hang" \
+			"$TOP/scripts/slow/regress-run.sh" base >"$out" 2>&1 || rc=$?
+		;;
+	esac
+	return "$rc"
+}
+
+failed=()
+for kind in qemu-test debian bench regress; do
+	if boot "$kind" 1; then
+		failed+=("$kind: the planted hang with an oops passed ($work/$kind-1.out)")
+	elif ! grep -q 'timeout: ' "$work/$kind-1.out" || ! grep -q 'BUG: kernel NULL pointer dereference' "$work/$kind-1.out"; then
+		failed+=("$kind: failed without naming both the timeout and the oops:"$'\n'"$(tail -n 20 "$work/$kind-1.out")")
+	else
+		msg "$kind: a hang after an oops fails, naming both ($(grep -c . "$work/$kind-1.out") lines of output)"
+	fi
+	if ! boot "$kind" 0; then
+		failed+=("$kind: a clean planted run failed, so the check above proves nothing:"$'\n'"$(tail -n 20 "$work/$kind-0.out")")
+	else
+		msg "$kind: a clean run passes"
+	fi
+done
+if [ "${#failed[@]}" -ne 0 ]; then
+	printf '  - %s\n' "${failed[@]}" >&2
+	trap - EXIT
+	die "check-verdict failed; outputs kept in $work"
+fi
+step_done "qemu-test, a Debian stage, the bench and make regress: a hang after an oops fails each, naming both"
