@@ -23,7 +23,9 @@ LINUX_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
 # and tc_redirect before tcx/) and the guest tests of those areas.
 CUT ?=
 ifneq ($(CUT),)
-ifeq ($(filter netkit prereq/% netkit/% followup/% tcx/%,$(CUT)),)
+# The folders of patches/series (prereq/ netkit/ ...): CUT=<folder>/<patch>.
+CUT_FOLDERS := $(sort $(dir $(shell sed 's/\#.*//' '$(TOP)/patches/series')))
+ifeq ($(filter netkit $(addsuffix %,$(CUT_FOLDERS)),$(CUT)),)
 $(error CUT must be netkit, a patch of patches/series (CUT=tcx/0006) or empty, not '$(CUT)')
 endif
 TREE := $(NETKIT_CACHE)/cut/linux

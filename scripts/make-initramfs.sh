@@ -3,8 +3,9 @@
 # qemu/init, test_progs and every file it loads, the tree's bpftool and
 # Debian's ip/tc (tc_netkit runs ip through system() and checks its exit
 # codes: busybox ip will not do), the
-# project's guest tests (selftests/guest) and their helpers, plus the shared
-# libraries all of them need.
+# project's guest tests (selftests/guest), their helpers and the registry
+# of the areas (selftests/areas), plus the shared libraries all of them
+# need.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -54,9 +55,12 @@ done
 bpftool=$SELFTESTS/tools/sbin/bpftool
 
 # The project's guest tests and helpers (not in the base kernel's
-# initramfs of make regress: GUEST_HELPERS=no).
-guest=()
+# initramfs of make regress: GUEST_HELPERS=no), and the registry of the
+# areas, /etc/netkit-6.1/areas: a guest test run by hand, without a
+# selection record, runs every area's part (selftests/guest/lib.sh).
+guest=() areas=()
 if [ "${GUEST_HELPERS:-yes}" != no ]; then
+	areas=("$TOP/selftests/areas")
 	guest=("$TOP"/selftests/guest/*.sh "$BUILD"/guest/netkit-* "$BUILD"/guest/mprog-*)
 	[ ! -x "$BUILD/guest/tcx-attach" ] || guest+=("$BUILD"/guest/tcx-*)
 	[ -x "$BUILD/guest/netkit-pair" ] || die "$BUILD/guest has no helpers; run: make selftests"
@@ -76,7 +80,7 @@ if [ "${KCONFIG:-test}" = debian ]; then
 	done
 fi
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$TOP/qemu/errors" "$busybox" "$dash" "${iproute[@]}" \
-	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" \
+	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" "${areas[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" "$(sha256sum "$KBUILD_OUT/certs/signing_key.x509" 2>/dev/null)" \
 	"$([ "${#modules[@]}" -eq 0 ] || find "$moddir" -type f -printf '%P %s %T@\n' | sort)")
@@ -89,6 +93,7 @@ stamp_clear "$STAMP"
 # /mnt: the selftests' cgroup helpers mount cgroup2 at /mnt/cgroup-test-work-dir.
 initramfs_skeleton "$ROOT" "$TOP/qemu/init" etc/netkit-6.1 mnt selftests/bpf/progs selftests/netkit-6.1
 install -m 0644 "$TOP/qemu/errors" "$ROOT/etc/netkit-6.1/errors"
+[ "${#areas[@]}" -eq 0 ] || install -m 0644 "${areas[0]}" "$ROOT/etc/netkit-6.1/areas"
 for p in "${iproute[@]}"; do
 	install -m 0755 "$p" "$ROOT/usr/sbin/$(basename "$p")"
 done

@@ -23,7 +23,8 @@
 #
 #     # area: netkit tcx
 #
-# and the areas are the test_progs tests they go with (AREA_TESTS below).
+# The areas are those of selftests/areas, their registry: each with its
+# test_progs tests and the folders of patches/series whose cuts have it.
 # T is a comma-separated list of terms; each term is
 #   - a guest test's name: that guest test;
 #   - an area's name: the area's test_progs tests and its guest tests;
@@ -57,7 +58,8 @@
 # netkit, the netkit-only cut (up to the last followup/ patch), or a
 # patch (CUT=tcx/0006: up to and including it, what make check-positions
 # runs). Its default set is the test_progs tests of the areas its kernel
-# has that its tree has.
+# has (those with a folder of patches/series that the cut applies) that
+# its tree has.
 # "--list" prints the guest tests with their areas and smoke forms,
 # "--default" the default test_progs terms.
 set -euo pipefail
@@ -65,27 +67,85 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 GUEST_DIR=$TOP/selftests/guest
-# area -> the test_progs tests (names, or name prefixes: tc_netkit is
-# tc_netkit_basic, tc_netkit_scrub, ...) that test it. tc_redirect runs
-# its peer tests on netkit too.
-declare -A AREA_TESTS=(
-	[netkit]="tc_netkit tc_redirect"
-	[tcx]="tc_opts tc_links"
-)
-# The areas a cut's kernel has: tcx comes with patches/tcx/.
+AREAS_FILE=$TOP/selftests/areas
+SERIES=$TOP/patches/series
+
+# The registry (its header says the format): AREAS the areas in its order,
+# AREA_TESTS[area] the test_progs tests (names, or name prefixes: tc_netkit
+# is tc_netkit_basic, tc_netkit_scrub, ...) that test it, AREA_FOLDERS[area]
+# the folders of patches/series whose cuts have it. Every word list is
+# kept with single spaces (--list prints the tests comma-separated).
+AREAS=()
+declare -A AREA_TESTS=() AREA_FOLDERS=()
+read_areas() {
+	local line n=0 w a f
+	local -A seen=()
+	[ -f "$AREAS_FILE" ] || die "$AREAS_FILE not found (the registry of the areas)"
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		read -r -a w <<<"${line%%#*}"
+		[ "${#w[@]}" -ne 0 ] || continue
+		a=${w[0]} f=${w[1]:-}
+		[ "${#w[@]}" -ge 3 ] || die "selftests/areas:$n: want 'AREA FIELD WORD...', not '$line'"
+		[[ $a =~ ^[a-z][a-z0-9_]*$ ]] || die "selftests/areas:$n: '$a' is no area name (lower case letters, digits and '_')"
+		[ -z "${seen[$a $f]+x}" ] || die "selftests/areas:$n: area $a has its $f already"
+		seen[$a $f]=1
+		[ -n "${seen[$a]+x}" ] || AREAS+=("$a")
+		seen[$a]=1
+		case $f in
+		folders) AREA_FOLDERS[$a]=${w[*]:2} ;;
+		tests) AREA_TESTS[$a]=${w[*]:2} ;;
+		files) ;; # make mutate's (scripts/coverage/mutate.py)
+		*) die "selftests/areas:$n: unknown field '$f' (folders, tests or files)" ;;
+		esac
+	done <"$AREAS_FILE"
+	[ "${#AREAS[@]}" -ne 0 ] || die "selftests/areas has no area"
+	for a in "${AREAS[@]}"; do
+		[ -n "${AREA_FOLDERS[$a]:-}" ] || die "selftests/areas: area $a has no folders (of patches/series, whose cuts have it)"
+		AREA_TESTS[$a]=${AREA_TESTS[$a]:-}
+	done
+}
+read_areas
+
+# The folders of the patches of patches/series up to the end (full) or,
+# CUT=netkit, up to the first patch of patches/tcx/, where
+# scripts/apply-series.sh cuts the netkit-only cut; one a line.
+series_folders() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' -e "${1:+/^$1\//,\$d}" -e 's|/.*||' "$SERIES" | sort -u
+}
+
+# The areas a cut's kernel has (CUT_AREAS, in the registry's order): those
+# with a folder the cut applies (CUT=<folder>/<patch>: that folder's).
 cut=${CUT:-full}
+[ -f "$SERIES" ] || die "$SERIES not found"
 case $cut in
-full | tcx/*) CUT_AREAS="netkit tcx" ;;
-netkit | prereq/* | netkit/* | followup/*) CUT_AREAS="netkit" ;;
+full) folders=$(series_folders) ;;
+netkit) folders=$(series_folders tcx) ;;
+*/*) folders=${cut%%/*} ;;
 *) die "CUT must be netkit, a patch (CUT=tcx/0006) or empty, not '$cut'" ;;
 esac
+folders=" ${folders//$'\n'/ } "
+CUT_AREAS=
+for a in "${AREAS[@]}"; do
+	for f in ${AREA_FOLDERS[$a]}; do
+		if [[ $folders == *" $f "* ]]; then
+			CUT_AREAS+="${CUT_AREAS:+ }$a"
+			break
+		fi
+	done
+done
+if [ -z "$CUT_AREAS" ]; then
+	series_folders | grep -qxF "${cut%%/*}" ||
+		die "CUT must be netkit, a patch (CUT=tcx/0006) or empty, not '$cut'"
+	die "CUT=$cut: no area has patches/${cut%%/*}/ (the areas of a folder's cuts are in the folders lines of selftests/areas)"
+fi
 
 # The areas a guest test declares (its first "# area:" line).
 areas_of() {
 	local f=$GUEST_DIR/$1.sh a
 	[ -f "$f" ] || die "no guest test $1 (selftests/guest/$1.sh)"
 	a=$(sed -n 's/^# area:[[:space:]]*//p' "$f" | head -n 1)
-	[ -n "$a" ] || die "selftests/guest/$1.sh declares no area: add a '# area: <area>...' header line (areas: ${!AREA_TESTS[*]})"
+	[ -n "$a" ] || die "selftests/guest/$1.sh declares no area: add a '# area: <area>...' header line (areas: ${AREAS[*]})"
 	printf '%s\n' "$a"
 }
 
@@ -112,7 +172,7 @@ guest_all() {
 		ok=
 		for a in $areas; do
 			[ -n "${AREA_TESTS[$a]+x}" ] ||
-				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${!AREA_TESTS[*]}; a new one goes into AREA_TESTS in scripts/select-tests.sh)"
+				die "selftests/guest/$t.sh: unknown area '$a' (areas: ${AREAS[*]}; a new one goes into selftests/areas)"
 			[[ " $CUT_AREAS " != *" $a "* ]] || ok=1
 		done
 		[ -z "$ok" ] || printf '%s %s\n' "$order" "$t"
@@ -139,7 +199,7 @@ tp_match() {
 # The areas of a test_progs test.
 tp_areas() {
 	local a n
-	for a in "${!AREA_TESTS[@]}"; do
+	for a in "${AREAS[@]}"; do
 		for n in ${AREA_TESTS[$a]}; do
 			if [ "$1" = "$n" ] || [[ $1 == "$n"_* ]]; then
 				printf '%s\n' "$a"
@@ -213,7 +273,6 @@ case ${1:-} in
 '') ;;
 *) die "usage: $0 [--list | --default]" ;;
 esac
-RUN_DIR=${RUN_DIR:-$BUILD/qemu-test}
 SELECTION=$RUN_DIR/selection
 
 # (The checks of guest_all and tp_all would not stop this shell from a
