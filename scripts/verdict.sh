@@ -153,7 +153,7 @@ judge_tests() {
 		case $grc in
 		"$KSFT_PASS") guest_ok+=("$t") ;;
 		"$KSFT_SKIP") problems+=("guest test $t skipped (exit $grc, KSFT_SKIP): a skip is a failure here:"$'\n'"$(grep -a -E '^ok [0-9]+ .*# SKIP' <<<"$log" | head -n 20)") ;;
-		*) problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -a -E '^not ok' <<<"$log" | head -n 20)") ;;
+		*) problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -a -E '^(# )?not ok' <<<"$log" | head -n 20)") ;;
 		esac
 	done
 	summary=$(grep -a -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)

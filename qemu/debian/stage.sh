@@ -13,9 +13,13 @@
 #   reinstall  on the stock kernel after the removal: apt install again
 #
 # Every stage first checks the boot itself (release, root disk, no failed
-# unit). One "ok"/"not ok" line per check (selftests/guest/lib.sh), the
-# kernel's journal for the host's splat scan, and last
-# "NETKIT_STAGE <stage> rc=<n>".
+# unit). The report is a TAP stream (selftests/guest/lib.sh): its header,
+# one numbered "ok"/"not ok" line per check with "# ..." lines under a
+# failed one, the plan; then the kernel's journal for the host's splat
+# scan between NETKIT_JOURNAL_BEGIN and NETKIT_JOURNAL_END, and last
+# "NETKIT_STAGE <stage> rc=<n>", n kselftest's exit code. Those, and the
+# stage's first line, which the host waits for, are the host's markers,
+# left as they are (lines of no TAP kind, which TAP readers pass over).
 # shellcheck source=../../selftests/guest/lib.sh
 . ./lib.sh
 stagedir=$(pwd)
@@ -73,7 +77,7 @@ boot_checks() {
 	failed=$(systemctl --failed --plain --no-legend)
 	[ -z "$failed" ]
 	expect "systemctl --failed lists no unit" $?
-	[ -z "$failed" ] || printf '%s\n' "$failed" | sed 's/^/  failed: /'
+	[ -z "$failed" ] || printf '%s\n' "$failed" | sed 's/^/# failed: /'
 	echo "# the stage started $(cut -d' ' -f1 /proc/uptime) s after the kernel"
 }
 
@@ -85,11 +89,11 @@ apt_run() {
 	_d=$1
 	shift
 	echo "# apt-get $*"
-	apt_get "$@" </dev/null 2>&1 | tee "$stagedir/apt-out" | sed 's/^/  | /'
+	apt_get "$@" </dev/null 2>&1 | tee "$stagedir/apt-out" | sed 's/^/# | /'
 	_rc=$(cat "$stagedir/apt-rc" 2>/dev/null || echo 1)
 	expect "$_d (exit status $_rc)" "$_rc"
 	[ "$_rc" -eq 0 ] ||
-		grep -iE 'error|fail|^E: ' "$stagedir/apt-out" | tail -n 15 | sed 's/^/  apt: /'
+		grep -iE 'error|fail|^E: ' "$stagedir/apt-out" | tail -n 15 | sed 's/^/# apt: /'
 }
 # apt_get ARGS...: apt-get, its status kept in a file (it runs on the
 # left of a pipe).
@@ -204,7 +208,7 @@ netkit_pair() {
 			case ",$flags," in *,NOARP,*) false ;; *) true ;; esac &&
 			printf '%s\n' "$info" | grep -q ' netkit '; } || rc=1
 		expect "ip -d link shows $p as netkit with ARP and an address of its own, ${mac:-none} (l2)" "$rc"
-		[ "$rc" -eq 0 ] || echo "  got: $info"
+		[ "$rc" -eq 0 ] || echo "# got: $info"
 	fi
 	! ip netns exec "$a" ping -c 1 -W 1 "$pfx.2" >/dev/null
 	expect "no traffic through $p without a program (policy drop)" $?
@@ -240,7 +244,7 @@ dkms_checks() {
 	bad=$(dmesg | grep -E "$dkms_mod: (disagrees about version of symbol|Unknown symbol|no symbol version)")
 	[ -z "$bad" ]
 	expect "the kernel took $dkms_mod's symbol versions" $?
-	[ -z "$bad" ] || printf '%s\n' "$bad" | sed 's/^/  dmesg: /'
+	[ -z "$bad" ] || printf '%s\n' "$bad" | sed 's/^/# dmesg: /'
 	echo "# the kernel on $dkms_mod: $(dmesg | grep -E "$dkms_mod|taints kernel" | sed 's/^\[[^]]*\] //' | tr '\n' ';')"
 	echo "# tainted: $(cat /proc/sys/kernel/tainted)"
 }
@@ -283,16 +287,16 @@ remove)
 	expect "Debian's kernel $stock and its initrd still in /boot" $?
 	;;
 *)
-	echo "not ok - unknown stage $stage"
-	fail=1
+	expect "unknown stage $stage" 1
 	;;
 esac
+tap_end
 
 # The kernel's messages of this boot, for the host's splat scan.
 echo "NETKIT_JOURNAL_BEGIN"
 journalctl -b -k -o short-monotonic --no-pager 2>&1
 echo "NETKIT_JOURNAL_END"
 echo "# journal, priority err and worse (not judged): "
-journalctl -b -p err -o short-monotonic --no-pager 2>&1 | grep -v '^-- ' | head -n 30 | sed 's/^/  /'
-echo "NETKIT_STAGE $stage rc=$fail"
-exit "$fail"
+journalctl -b -p err -o short-monotonic --no-pager 2>&1 | grep -v '^-- ' | head -n 30 | sed 's/^/#   /'
+echo "NETKIT_STAGE $stage rc=$ksft_rc"
+exit "$ksft_rc"

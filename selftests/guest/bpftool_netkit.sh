@@ -12,8 +12,9 @@
 # gone once it is deleted), ethtool's driver name and switchable
 # offloads, and the random addresses of an l2 pair.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed or the setup did not work.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed or the setup did not work, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -30,9 +31,9 @@ if ! netkit-pair nkb1 nkb0 l2 pass pass ||
 	! ip link set nkb1 up || ! ip link set nkb0 up ||
 	! netkit-attach nkb1 primary link "$PIN" ||
 	! netkit-attach nkb1 peer prog; then
-	echo "not ok - netkit pair with a primary link and a peer program"
+	expect "netkit pair with a primary link and a peer program" 1
 	cleanup
-	exit 1
+	tap_finish
 fi
 idx=$(cat /sys/class/net/nkb1/ifindex)
 
@@ -166,4 +167,4 @@ expect_match "fdinfo after the device is gone: ifindex 0" '^ifindex:	0$' "$out"
 expect_match "fdinfo after the device is gone: still primary" '^attach_type:	54 \(primary\)$' "$out"
 
 cleanup
-exit "$fail"
+tap_finish

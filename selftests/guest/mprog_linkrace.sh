@@ -28,8 +28,11 @@
 # line (make qemu-test CMDLINE='NETKIT_LINKRACE_SEED=...') they reach the
 # guest's environment.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed; 3 if the kernel is wedged.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), mprog-linkrace's own lines
+# as diagnostics, and it exits KSFT_FAIL if any check failed, else
+# KSFT_PASS. A wedged kernel is a failed check; the test then leaves
+# guest lib.sh's wedged marker, so that /init runs no further test.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,12 +51,16 @@ fi
 # helper is built then).
 kinds=
 in_areas netkit && kinds=netkit
-if in_areas tcx && command -v tcx-attach >/dev/null; then
-	kinds=${kinds:+$kinds,}tcx
+if in_areas tcx; then
+	if command -v tcx-attach >/dev/null; then
+		kinds=${kinds:+$kinds,}tcx
+	else
+		skip "mprog-linkrace: the tcx cases" "this kernel does not carry tcx (no tcx-attach)"
+	fi
 fi
 if [ -z "$kinds" ]; then
 	expect "a kind to race in the areas selected ($areas) on this kernel" 1
-	exit "$fail"
+	tap_finish
 fi
 echo "# kinds: $kinds; $seconds s per case; a hang after $hang s without progress"
 
@@ -64,17 +71,20 @@ splat='WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|INFO: t
 marker="mprog_linkrace: start $$ $(cut -d' ' -f1 /proc/uptime)"
 echo "$marker" >/dev/kmsg
 
+# mprog-linkrace's exit status when a thread made no progress: it leaves
+# that thread behind, stuck in the kernel (mprog-linkrace.c).
+LINKRACE_WEDGED=3
 set -- -k "$kinds" -d "$seconds" -H "$hang"
 [ -n "${NETKIT_LINKRACE_SEED:-}" ] && set -- "$@" -s "$NETKIT_LINKRACE_SEED"
 [ -n "${NETKIT_LINKRACE_CASES:-}" ] && set -- "$@" -c "$NETKIT_LINKRACE_CASES"
-mprog-linkrace "$@"
+diag_run mprog-linkrace "$@"
 rc=$?
-if [ "$rc" -eq 3 ]; then
+if [ "$rc" -eq "$LINKRACE_WEDGED" ]; then
 	expect "mprog-linkrace: the kernel kept making progress" 1
 	wedged "a mprog-linkrace thread is stuck in the kernel"
-	exit 3
+	tap_finish
 fi
 expect "mprog-linkrace: all its checks passed" "$rc"
 
 expect_no_splat "$marker" "$splat" "no kernel warning, lockdep report or splat in dmesg during the run"
-exit "$fail"
+tap_finish

@@ -15,8 +15,9 @@
 # nkbad.time=SECONDS (the fuzzer's time cap, default 300) and nkbad.seed=S
 # (replay a seed).
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -51,14 +52,14 @@ splats() {
 cleanup
 
 if ! echo "$MARK" >/dev/kmsg || [ -z "$(since_mark)" ]; then
-	echo "not ok - cannot mark and read the kernel log (/dev/kmsg, dmesg)"
-	exit 1
+	expect "cannot mark and read the kernel log (/dev/kmsg, dmesg)" 1
+	tap_finish
 fi
 before=$(netkit-badinput census)
 expect "census before the test" $?
 echo "# before: $before"
 
-netkit-badinput table
+diag_run netkit-badinput table
 expect "table: every malformed request answered as in mainline" $?
 after=$(netkit-badinput census)
 [ "$after" = "$before" ]
@@ -71,7 +72,7 @@ else
 	out=$(netkit-badinput fuzz --count "$count" --time "$limit")
 fi
 rc=$?
-printf '%s\n' "$out"
+printf '%s\n' "$out" | diag_lines
 expect "fuzz: exit status 0" "$rc"
 sent=$(printf '%s\n' "$out" | sed -n 's/^fuzz-sent=//p')
 expect_ge "fuzz: messages sent" "$sent" "$count"
@@ -119,4 +120,4 @@ expect "kernel log: no WARNING/BUG/KASAN/... since the start" $?
 [ -z "$found" ] || printf '%s\n' "$found" | sed 's/^/# /'
 
 cleanup
-exit "$fail"
+tap_finish

@@ -47,8 +47,10 @@
 # stray stack, ...) and checks what it makes of each; then the fault run
 # has another process write to the kernel log all along.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), netkit-faultinject's own
+# lines as diagnostics, and it exits KSFT_FAIL if any check failed, else
+# KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +77,9 @@ cleanup
 tcx='' tcx_eps=''
 if command -v tcx-attach >/dev/null; then
 	tcx=-T tcx_eps=" tcx-prog-attach tcx-link-create"
+else
+	skip "fault injection into tcx's entry points (tcx-prog-attach, tcx-link-create)" \
+		"this kernel does not carry tcx (no tcx-attach)"
 fi
 eps='' which="every entry point"
 if [ -n "$smoke" ]; then
@@ -84,13 +89,13 @@ if [ -n "$smoke" ]; then
 fi
 
 # The kernel log reader on planted dumps, with no kernel involved.
-netkit-faultinject -S
+diag_run netkit-faultinject -S
 expect "the stack reader's self-test: planted dumps give their sites and problems" $?
 
 # Every entry point once without fault injection: the calls and the
 # checks work, and one program more than bpf_mprog holds gets ERANGE.
 # shellcheck disable=SC2086 # a word list
-netkit-faultinject -0 $tcx $eps
+diag_run netkit-faultinject -0 $tcx $eps
 expect "entry points and checks without fault injection" $?
 
 missing=
@@ -99,8 +104,7 @@ for k in $KNOBS; do
 	[ -e "$k" ] || missing="$missing $k"
 done
 if [ -n "$missing" ]; then
-	echo "not ok - fault injection: this kernel lacks$missing (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS, see configs/faultinject.config)"
-	fail=1
+	expect "fault injection: this kernel lacks$missing (CONFIG_FAULT_INJECTION, FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_DEBUG_FS, see configs/faultinject.config)" 1
 else
 	saved=
 	for k in $KNOBS; do
@@ -120,7 +124,7 @@ else
 		echo "$saved_printk" >"$PRINTK"
 	}
 	trap restore EXIT
-	trap 'restore; exit 1' INT TERM
+	trap 'restore; exit "$KSFT_FAIL"' INT TERM
 
 	# shellcheck disable=SC2086 # a word list
 	set -- $saved_printk
@@ -153,11 +157,12 @@ else
 	writer=$!
 	out=/tmp/netkit_faultinject.out
 	rm -f "$out" "$out.rc"
+	# its output kept in $out for the count below
 	# shellcheck disable=SC2086 # a word list
 	{
-		netkit-faultinject -t "$TIME" $tcx $eps
+		netkit-faultinject -t "$TIME" $tcx $eps 2>&1
 		echo $? >"$out.rc"
-	} | tee "$out"
+	} | tee "$out" | diag_lines
 	kill "$writer"
 	wait "$writer" 2>/dev/null
 	amid=$(sed -n 's/^# stacks not attributed: .*; records of other CPUs read amid the dumps: \([0-9]*\);.*/\1/p' "$out")
@@ -174,7 +179,7 @@ fi
 
 # Nothing of the test is left: no netkit device, no nkfi program, no
 # netkit link (netkit-faultinject lists what it finds).
-netkit-faultinject -c
+diag_run netkit-faultinject -c
 expect "nothing left behind" $?
 cleanup
-exit "$fail"
+tap_finish

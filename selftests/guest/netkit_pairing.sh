@@ -12,11 +12,14 @@
 # peer a random one of its own (the request's address is the primary's
 # only).
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# Twenty checks, whatever happens (none depends on another's outcome).
+tap_plan 20
 
 cleanup() {
 	ip link del nkp1 2>/dev/null
@@ -84,4 +87,4 @@ expect "the peer's address is not the primary's" $?
 cleanup
 absent nkp1 && absent nkp0 && absent nkp2 && absent "${peer:-nkp2}"
 expect "cleanup removed the pairs" $?
-exit "$fail"
+tap_finish

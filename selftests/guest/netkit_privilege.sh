@@ -12,11 +12,15 @@
 # (which can never manage programs). Each cell expects mainline's answer,
 # errno included; the program prints the matrix and one ok line per cell.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# Seven checks, whatever happens: the sysctl, netkit-privilege's status,
+# cells and sysctl, and what is left: devices, programs, links.
+tap_plan 7
 
 # Rows x operations run by netkit-privilege (10 rows x 9, 7 rows x 6).
 CELLS=132
@@ -35,9 +39,9 @@ expect_match "kernel.unprivileged_bpf_disabled is readable" '^[0-2]$' "$sysctl"
 
 out=$(netkit-privilege 2>&1)
 rc=$?
-printf '%s\n' "$out"
-# netkit-privilege printed its own ok / not ok lines; its exit status and the
-# count of cells sum them up here.
+# netkit-privilege printed its own ok / not ok lines, shown here as
+# diagnostics; its exit status and the count of cells sum them up.
+printf '%s\n' "$out" | diag_lines
 expect "netkit-privilege: every cell as expected (mainline; 6.1's own query check in one cell), cleanup done (exit status $rc)" "$rc"
 expect_ge "netkit-privilege: cells that passed" \
 	"$(printf '%s\n' "$out" | grep -c '^ok - \[')" "$CELLS"
@@ -70,4 +74,4 @@ links=$(printf '%s\n' "$links" | grep -E 'netkit|failed')
 expect "no netkit link left${links:+: $links}" $?
 
 cleanup
-exit "$fail"
+tap_finish

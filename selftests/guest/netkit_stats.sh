@@ -8,8 +8,9 @@
 # Ethernet header; a packet redirected to the peer with
 # bpf_redirect_peer is received there as one that arrived there.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed or the setup did not work.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed or the setup did not work, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -46,9 +47,9 @@ cleanup() {
 }
 
 if ! setup; then
-	echo "not ok - setting up two netkit pairs"
+	expect "setting up two netkit pairs" 1
 	cleanup
-	exit 1
+	tap_finish
 fi
 
 # Pair 1, both policies pass: five echo requests out of the primary, five
@@ -147,4 +148,4 @@ expect_ge "redirected: the veth's other end received them" "$(counter "$NS" nkrv
 expect "redirected: peer rx packets unchanged ($q_rx)" $?
 
 cleanup
-exit "$fail"
+tap_finish

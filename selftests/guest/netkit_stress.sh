@@ -16,11 +16,15 @@
 # NETKIT_STRESS_CAP (time cap in seconds; default 60, or 480 on a debug
 # kernel, recognised by /sys/kernel/debug/kmemleak), NETKIT_STRESS_SEED.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
+# Five checks, whatever happens: the CPUs, netkit-stress, the BPF object
+# lists and expect_no_splat's two.
+tap_plan 5
 
 if [ -n "$smoke" ]; then
 	iterations=${NETKIT_STRESS_ITERATIONS:-200}
@@ -53,10 +57,10 @@ echo "$marker" >/dev/kmsg
 
 set -- -n "$iterations" -t "$cap"
 [ -n "${NETKIT_STRESS_SEED:-}" ] && set -- "$@" -s "$NETKIT_STRESS_SEED"
-netkit-stress "$@"
+diag_run netkit-stress "$@"
 expect "netkit-stress: all its checks passed" $?
 
 [ "$(bpf_count prog)" = "$progs0" ] && [ "$(bpf_count link)" = "$links0" ]
 expect "bpftool: as many programs ($progs0) and links ($links0) as before" $?
 expect_no_splat "$marker" "$splat" "no kernel warning, BUG or splat in dmesg during the run"
-exit "$fail"
+tap_finish

@@ -15,8 +15,9 @@
 # but at its own parent is refused. What a tcx program drops carries the
 # drop reason of its hook (TC_INGRESS, TC_EGRESS) in the kfree_skb event.
 #
-# Runs in the test guest as root, prints one "ok"/"not ok" line per check
-# and exits non-zero if any check failed or the setup did not work.
+# Runs in the test guest as root; its output is a TAP stream, one numbered
+# "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
+# any check failed or the setup did not work, else KSFT_PASS.
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -76,9 +77,9 @@ progs_left() {
 }
 
 if ! setup; then
-	echo "not ok - setting up a veth pair into $NS"
+	expect "setting up a veth pair into $NS" 1
 	cleanup
-	exit 1
+	tap_finish
 fi
 idx=$(cat /sys/class/net/tcq0/ifindex)
 reaches
@@ -207,4 +208,4 @@ n=$(progs_left)
 expect "no tcx program left after the last link reference ($n left)" $((n != 0))
 
 cleanup
-exit "$fail"
+tap_finish
