@@ -28,6 +28,12 @@
 #   regress  one side of make regress: test_progs ran to its Summary;
 #            failed tests and kernel trouble of a finished run are listed,
 #            and scripts/slow/regress-diff.sh judges them against the base
+#   mutate   one boot of make mutate's mutant loop (VERDICT_ARGS: its
+#            sample and results files): here a failure, a timeout or
+#            kernel trouble is a mutant's kill, not the run's failure, so
+#            the common checks above are facts handed with the console to
+#            scripts/coverage/mutate.py collect, which records a verdict
+#            per mutant; the run fails only when no verdict can be had
 #
 # It needs nothing but the directory: a kept run is judged by hand the
 # same way (scripts/verdict.sh <dir>). Prints what ran and, for a T=
@@ -60,19 +66,24 @@ problems=()
 facts=()
 
 # How the run ended. After a timeout the console is still read for
-# kernel trouble below: a hang often follows an oops.
-case $status in
-finished) ;;
-timeout | boot-timeout | stuck)
+# kernel trouble below: a hang often follows an oops. (A mutant boot's
+# end is a fact for its mutants' verdicts: judge_mutate.)
+judge_status() {
+	local what
 	case $status in
-	timeout) what="the guest did not finish within $(record timeout)s$(record limits)" ;;
-	boot-timeout) what="the guest's boot mark did not come within $(record boot_timeout)s$(record limits)" ;;
-	stuck) what="the boot could not go on: $(record stop_line)" ;;
+	finished) ;;
+	timeout | boot-timeout | stuck)
+		case $status in
+		timeout) what="the guest did not finish within $(record timeout)s$(record limits)" ;;
+		boot-timeout) what="the guest's boot mark did not come within $(record boot_timeout)s$(record limits)" ;;
+		stuck) what="the boot could not go on: $(record stop_line)" ;;
+		esac
+		problems+=("$status: $what; the last 30 console lines:"$'\n'"$(tail -n 30 <<<"$log")")
+		;;
+	*) problems+=("run-qemu.sh left no status in $DIR/qemu") ;;
 	esac
-	problems+=("$status: $what; the last 30 console lines:"$'\n'"$(tail -n 30 <<<"$log")")
-	;;
-*) problems+=("run-qemu.sh left no status in $DIR/qemu") ;;
-esac
+}
+[ "$mode" = mutate ] || judge_status
 
 # scan_kernel NAME TEXT [ALLOWED-RE]: kernel trouble and module problems
 # in TEXT (a console, a journal), as printk formats them (lines with the
@@ -267,13 +278,29 @@ judge_regress() {
 	pass_note="test_progs ran to its Summary${rc:+ (exit $rc)}; the failures are regress-diff's to compare"
 }
 
+# ---- mutate: one boot of make mutate ----------------------------------
+judge_mutate() {
+	local sample results out
+	read -r sample results <<<"$mode_args"
+	{ [ -f "$sample" ] && [ -f "$results" ]; } || die "a mutate run names its sample and results files in verdict_args ($DIR/qemu)"
+	if out=$(flock "$results.lock" python3 "$TOP/scripts/coverage/mutate.py" collect --sample "$sample" \
+		--results "$results" --dir "$DIR" --status "$status" --splat-re "$KERNEL_SPLAT_RE" 2>&1); then
+		facts+=("$out")
+	else
+		problems+=("mutate.py collect found no verdict for this boot:"$'\n'"$out")
+	fi
+	head_lines=("run: $DIR (make mutate, mutants $(cut -d' ' -f1 "$DIR/plan" 2>/dev/null | tr '\n' ' ')), $status")
+	pass_note="each mutant of the boot has its verdict in $results"
+}
+
 head_lines=() pass_note='' bad=''
 case $mode in
 tests) judge_tests ;;
 debian) judge_debian ;;
 bench) judge_bench ;;
 regress) judge_regress ;;
-*) die "$DIR/qemu: unknown verdict mode '$mode' (tests, debian, bench, regress)" ;;
+mutate) judge_mutate ;;
+*) die "$DIR/qemu: unknown verdict mode '$mode' (tests, debian, bench, regress, mutate)" ;;
 esac
 
 printf '%s\n' "${head_lines[@]}"
