@@ -23,6 +23,41 @@ die() {
 	exit 1
 }
 
+# The target architecture, the Makefile's ARCH: x86_64 (the default, built
+# and booted natively) or arm64 (cross-built with Debian's aarch64 tool
+# chain, its userland from Debian's arm64 packages unpacked into a
+# sysroot, booted under qemu-system-aarch64). What differs per
+# architecture is said here, once:
+#   ARCH_KBUILD    kbuild's ARCH
+#   ARCH_SRC       the tree's arch/ directory (SRCARCH)
+#   ARCH_CROSS     CROSS_COMPILE (empty: native)
+#   ARCH_TRIPLET   the GNU triplet, Debian's multiarch directory name
+#   ARCH_DEB       Debian's architecture name
+#   ARCH_IMAGE     the kernel image QEMU boots, relative to the build
+#   ARCH_QEMU      the QEMU binary, ARCH_QEMU_PKG its Debian package
+#   ARCH_CONSOLE   the guest's console device (console=)
+#   ARCH_REPORT    the device the guest's /init reports on (the host's
+#                  result file; netkit.report= on the command line)
+#   ARCH_SYSROOT   where the target's Debian packages are unpacked (empty:
+#                  the host's own files are the target's)
+: "${ARCH:=x86_64}"
+# shellcheck disable=SC2034 # used by the scripts that source this file
+case $ARCH in
+x86_64)
+	ARCH_KBUILD=x86_64 ARCH_SRC=x86 ARCH_CROSS='' ARCH_TRIPLET=x86_64-linux-gnu ARCH_DEB=amd64
+	ARCH_IMAGE=arch/x86/boot/bzImage ARCH_QEMU=qemu-system-x86_64 ARCH_QEMU_PKG=qemu-system-x86
+	ARCH_CONSOLE=ttyS0 ARCH_REPORT=/dev/ttyS1 ARCH_SYSROOT=''
+	;;
+arm64)
+	ARCH_KBUILD=arm64 ARCH_SRC=arm64 ARCH_CROSS=aarch64-linux-gnu- ARCH_TRIPLET=aarch64-linux-gnu ARCH_DEB=arm64
+	ARCH_IMAGE=arch/arm64/boot/Image ARCH_QEMU=qemu-system-aarch64 ARCH_QEMU_PKG=qemu-system-arm
+	ARCH_CONSOLE=ttyAMA0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/arm64/sysroot
+	;;
+*) die "ARCH must be x86_64 or arm64, not '$ARCH'" ;;
+esac
+# shellcheck disable=SC2034 # used by the scripts that source this file
+ARCH_CC=${ARCH_CROSS}gcc
+
 # step NAME: announce a pipeline step and start its log, $LOG
 # ($LOGDIR/NAME.log); step_done prints the step's elapsed time.
 step() {
@@ -182,7 +217,11 @@ kbuild_setup() {
 	# BTF: at #9 -> #10 the BTF changed and the selftests step recompiled its
 	# 498 BPF objects for a comment change (measured 2026-12-04).
 	export KBUILD_BUILD_USER=netkit KBUILD_BUILD_HOST=qemu KBUILD_BUILD_VERSION=1
-	KMAKE=(submake -C "$TREE" O="$1" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc")
+	# x86_64's line is the native one; a cross build (ARCH=arm64) adds
+	# CROSS_COMPILE and compiles with the target's gcc.
+	KMAKE=(submake -C "$TREE" O="$1" ARCH="$ARCH_KBUILD")
+	[ -z "$ARCH_CROSS" ] || KMAKE+=(CROSS_COMPILE="$ARCH_CROSS")
+	KMAKE+=(CC="ccache $ARCH_CC" HOSTCC="ccache gcc")
 	# KBUILD_VARS: more make variables for kbuild, as NAME=VALUE words
 	# (make coverage: the GCOV_PROFILE_<object>.o=y of the objects it
 	# profiles, so that no Makefile of the tree is edited).
