@@ -123,25 +123,36 @@ else
 	# Every option our fragments ask for must have survived olddefconfig. A
 	# symbol this tree does not define (CONFIG_NETKIT before the series adds
 	# it) is reported, not fatal; the selftests' config is checked as advice.
-	unmet=() absent=()
+	# What counts for a symbol is what the last fragment that names it asks
+	# (merge_config.sh's rule: configs/arm64.config turns off x86's ACPI).
+	unmet=() absent=() order=()
+	declare -A want=() want_from=()
 	for f in "${FRAGMENTS[@]}"; do
 		while IFS= read -r line; do
 			if [[ "$line" =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
 				sym=${BASH_REMATCH[1]}
-				grep -qE "^$sym=" "$KBUILD_OUT/.config" || continue
 			else
 				sym=${line%%=*}
-				grep -qxF "$line" "$KBUILD_OUT/.config" && continue
 			fi
-			have=$(grep -E "^$sym=" "$KBUILD_OUT/.config" || echo unset)
-			if ! git -C "$TREE" grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
-				absent+=("$sym")
-			elif [[ "$f" == "$TOP"/* ]]; then
-				unmet+=("$line (have: $have, from $(basename "$f"))")
-			else
-				msg "note: the selftests' config asks for '$line', have: $have"
-			fi
+			[ -n "${want[$sym]+x}" ] || order+=("$sym")
+			want[$sym]=$line want_from[$sym]=$f
 		done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set' "$f")
+	done
+	for sym in ${order[@]+"${order[@]}"}; do
+		line=${want[$sym]} f=${want_from[$sym]}
+		if [[ "$line" == "#"* ]]; then
+			grep -qE "^$sym=" "$KBUILD_OUT/.config" || continue
+		else
+			grep -qxF "$line" "$KBUILD_OUT/.config" && continue
+		fi
+		have=$(grep -E "^$sym=" "$KBUILD_OUT/.config" || echo unset)
+		if ! git -C "$TREE" grep -qE "^[[:space:]]*(menu)?config ${sym#CONFIG_}\$" -- '*Kconfig*'; then
+			absent+=("$sym")
+		elif [[ "$f" == "$TOP"/* ]]; then
+			unmet+=("$line (have: $have, from $(basename "$f"))")
+		else
+			msg "note: the selftests' config asks for '$line', have: $have"
+		fi
 	done
 	[ "${#absent[@]}" -eq 0 ] || msg "not defined in this tree, skipped: ${absent[*]}"
 	if [ "${#unmet[@]}" -ne 0 ]; then
