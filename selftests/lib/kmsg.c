@@ -34,7 +34,7 @@
 
 /* The frames of the allocator and its instrumentation, by prefix. */
 static const char *const alloc_prefix[] = {
-	"dump_stack", "show_stack", "should_fail", "__should_fail",
+	"dump_backtrace", "dump_stack", "show_stack", "should_fail", "__should_fail",
 	"prepare_alloc_pages", "__alloc_pages", "alloc_pages",
 	"__get_free_pages", "get_zeroed_page", "__folio_alloc", "folio_alloc",
 	"alloc_slab_page", "allocate_slab", "new_slab", "___slab_alloc",
@@ -100,9 +100,12 @@ static const char *const dumps_on_failure[] = {
 	"__register_sysctl_table",
 };
 
-/* The lines of a dump_stack() (x86-64, 6.1) other than its frames. */
+/*
+ * The lines of a dump_stack() (x86-64 and arm64, 6.1) other than its
+ * frames; arm64 writes "Call trace:".
+ */
 static const char *const dump_prefix[] = {
-	"CPU: ", "Hardware name: ", "Workqueue: ", "Call Trace:",
+	"CPU: ", "Hardware name: ", "Workqueue: ", "Call Trace:", "Call trace:",
 	"RIP: ", "Code: ", "RSP: ", "RAX: ", "RDX: ", "RBP: ", "R10: ", "R13: ",
 };
 
@@ -257,7 +260,7 @@ static void kmsg_line(struct nk_kmsg *k, const char *s, int level)
 	}
 	if (k->mode == KM_FI || k->mode == KM_FI_STACK)
 		km_level(k, level);
-	if (!strcmp(s, "Call Trace:")) {
+	if (!strcmp(s, "Call Trace:") || !strcmp(s, "Call trace:")) {
 		if (k->mode == KM_FI)
 			k->mode = KM_FI_STACK;
 		else if (k->mode == KM_WARN)
@@ -296,6 +299,15 @@ static void kmsg_line(struct nk_kmsg *k, const char *s, int level)
 		memcpy(k->frames[k->nframes], f, n);
 		k->frames[k->nframes++][n] = 0;
 	}
+#ifdef __aarch64__
+	/*
+	 * arm64 ends a dump without a marker: its last frame is the entry
+	 * from user space (el0t_64_sync) or a kernel thread's first
+	 * (ret_from_fork).
+	 */
+	if (!strncmp(f, "el0t_64_sync+", 13) || !strncmp(f, "ret_from_fork+", 14))
+		km_finish(k, 1);
+#endif
 }
 
 /* Reads one record: its length, 0 if there is none now, -1 if lost. */
