@@ -1,9 +1,21 @@
 #!/usr/bin/env bash
-# deps [bench|debian|coverage]: install the Debian packages the pipeline
-# needs (or, with "bench", "debian" or "coverage", what make bench, make
-# deb-install-test or make coverage needs on top), nothing else. Only
-# packages that are missing are installed; without apt-get, or without
-# root/sudo, the missing packages are named and the step fails.
+# deps [bench|debian|coverage|arm64]: install the Debian packages the
+# pipeline needs (or, with "bench", "debian" or "coverage", what make
+# bench, make deb-install-test or make coverage needs on top; with
+# "arm64", what the pipeline needs on top for ARCH=arm64), nothing else.
+# Only packages that are missing are installed; without apt-get, or
+# without root/sudo, the missing packages are named and the step fails.
+#
+# arm64: Debian's aarch64 cross tool chain and qemu-system-arm on the
+# host; the target's -dev packages that the selftests link against
+# (libelf, zlib, libzstd, libcap, libssl for sign-file) as multiarch
+# packages next to the host's (dpkg --add-architecture arm64; apt then
+# brings the host's copies of the same libraries to the same version, as
+# multiarch requires); and the target's userland for the guest - busybox,
+# dash, bash, ip, tc, ethtool, iptables and the libraries they and the
+# selftests need at run time - never installed: downloaded with apt-get
+# download and unpacked with dpkg -x into a sysroot (lib.sh's
+# ARCH_SYSROOT), which scripts/make-initramfs.sh copies from.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -42,34 +54,86 @@ coverage)
 	name=coverage-deps
 	PACKAGES=(lcov)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|debian|coverage]" ;;
+arm64)
+	# lib.sh's facts of the target (ARCH_SYSROOT, ARCH_DEB) are ARCH's.
+	[ "$ARCH" = arm64 ] || exec env ARCH=arm64 "$0" arm64
+	name=arm64-deps
+	FOREIGN_ARCH=arm64
+	PACKAGES=(gcc-aarch64-linux-gnu qemu-system-arm
+		libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 libcap-dev:arm64 libssl-dev:arm64)
+	# The guest's userland, unpacked into the sysroot: the programs, then
+	# every library their ELF NEEDED entries name (closed by hand:
+	# scripts/make-initramfs.sh stops naming a soname that the sysroot
+	# lacks), libgcc_s (glibc dlopen()s it for pthread_exit) and libssl3
+	# (libcrypto, for the selftests' sign-file).
+	SYSROOT_PACKAGES=(busybox-static dash bash iproute2 ethtool iptables
+		libc6 libgcc-s1 libelf1 zlib1g libzstd1 libmnl0 libcap2 libbpf1 libbsd0 libmd0
+		libxtables12 libip4tc2 libip6tc2 libnetfilter-conntrack3 libnfnetlink0 libtinfo6 libssl3)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arm64]" ;;
 esac
 
 step "$name"
+# as_root CMD...: CMD as root (through sudo when not root), logged.
+SUDO=()
+[ "$(id -u)" -eq 0 ] || SUDO=(sudo)
+as_root() {
+	[ "${#SUDO[@]}" -eq 0 ] || command -v sudo >/dev/null || die "not root and no sudo; as root run: $*"
+	run_logged "$LOG" "${SUDO[@]}" "$@"
+}
+export DEBIAN_FRONTEND=noninteractive
+# A foreign architecture's packages need it known to dpkg and in apt's
+# lists.
+updated=
+if [ -n "${FOREIGN_ARCH:-}" ] && ! dpkg --print-foreign-architectures | grep -qx "$FOREIGN_ARCH"; then
+	msg "adding the foreign architecture $FOREIGN_ARCH (dpkg --add-architecture)"
+	as_root dpkg --add-architecture "$FOREIGN_ARCH"
+	as_root apt-get update -q
+	updated=1
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
 	dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed ||
 		missing+=("$p")
 done
 
-if [ "${#missing[@]}" -eq 0 ]; then
-	step_done "all ${#PACKAGES[@]} packages present"
-	exit 0
+note="all ${#PACKAGES[@]} packages present"
+if [ "${#missing[@]}" -ne 0 ]; then
+	msg "missing: ${missing[*]}"
+	command -v apt-get >/dev/null ||
+		die "apt-get not found; install these packages by hand: ${missing[*]}"
+	[ -n "$updated" ] || as_root apt-get update -q
+	as_root apt-get install -y -q --no-install-recommends "${missing[@]}"
+	note="installed ${#missing[@]} packages"
 fi
 
-msg "missing: ${missing[*]}"
-command -v apt-get >/dev/null ||
-	die "apt-get not found; install these packages by hand: ${missing[*]}"
-
-SUDO=()
-if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null ||
-		die "not root and no sudo; as root run: apt-get install ${missing[*]}"
-	SUDO=(sudo)
+# The target's userland: downloaded and unpacked, not installed. The
+# sysroot is made again when the list or a candidate version changed
+# (apt-get download --print-uris names each .deb with its version).
+if [ -n "${SYSROOT_PACKAGES[*]-}" ]; then
+	sysroot=$ARCH_SYSROOT
+	debs=$(dirname "$sysroot")/debs
+	pkgs=("${SYSROOT_PACKAGES[@]/%/:$ARCH_DEB}")
+	uris=$(apt-get download --print-uris "${pkgs[@]}" 2>>"$LOG") ||
+		fail_with_log "$LOG" "apt-get download --print-uris (is $ARCH_DEB in apt's lists? apt-get update)" 1
+	files=$(sed -E "s/^'[^']*' ([^ ]+) .*/\1/" <<<"$uris" | sort)
+	want=$(hash_of "$files")
+	if [ "$(cat "$sysroot/.netkit-6.1-packages" 2>/dev/null)" = "$want" ]; then
+		note+="; sysroot $sysroot current (${#pkgs[@]} packages)"
+	else
+		rm -rf "$debs" "$sysroot"
+		mkdir -p "$debs" "$sysroot"
+		msg "downloading ${#pkgs[@]} $ARCH_DEB packages into $debs"
+		# apt's sandbox user cannot write into a root-owned cache: quiet
+		# its warning by downloading as root, which is what it falls back
+		# to.
+		(cd "$debs" && run_logged "$LOG" apt-get download -q -o APT::Sandbox::User=root "${pkgs[@]}")
+		for f in "$debs"/*.deb; do
+			run_logged "$LOG" dpkg-deb -x "$f" "$sysroot"
+		done
+		printf '%s\n' "$files" >"$sysroot/.netkit-6.1-debs"
+		printf '%s\n' "$want" >"$sysroot/.netkit-6.1-packages"
+		note+="; ${#pkgs[@]} packages unpacked into $sysroot"
+	fi
 fi
-
-export DEBIAN_FRONTEND=noninteractive
-run_logged "$LOG" "${SUDO[@]}" apt-get update -q
-run_logged "$LOG" "${SUDO[@]}" apt-get install -y -q \
-	--no-install-recommends "${missing[@]}"
-step_done "installed ${#missing[@]} packages"
+step_done "$note"
