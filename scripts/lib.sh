@@ -250,10 +250,11 @@ kbuild_setup() {
 # journal (lines with the printk timestamp: the console also carries test
 # output, which could quote these words): oopses, WARN, KASAN/UBSAN
 # reports, lockdep and RCU-lockdep splats, sleeping in atomic context,
-# stalls and lockups. scripts/verdict.sh uses these for every guest, and
-# hands them on to what scans elsewhere (make mutate's guest).
+# stalls and lockups, and a stack dump on its own (x86 writes "Call
+# Trace:", arm64 "Call trace:"). scripts/verdict.sh uses these for every
+# guest, and hands them on to what scans elsewhere (make mutate's guest).
 # shellcheck disable=SC2034 # used by the scripts that source this file
-KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call Trace:|scheduling while atomic|INFO: task .* blocked for more than)'
+KERNEL_SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(Kernel panic - |BUG: |Oops: |WARNING: |-+\[ cut here \]-+|general protection fault|kernel BUG at|UBSAN: |KASAN: |rcu_.*detected stalls|soft lockup|hard LOCKUP|Call [Tt]race:|scheduling while atomic|INFO: task .* blocked for more than)'
 # Modules refused or tainting for their signature or symbol versions.
 # shellcheck disable=SC2034
 MODULE_PROBLEM_RE='\[ *[0-9]+\.[0-9]+\] .*(module verification failed|disagrees about version of symbol|Unknown symbol|no symbol version for|Invalid module format)'
