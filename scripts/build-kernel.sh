@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# kernel: configure the tree and build bzImage, vmlinux (BTF for the
-# selftests), modules and the exported uapi headers in $KBUILD_OUT,
-# through ccache. KCONFIG chooses the configuration:
+# kernel: configure the tree and build the boot image (bzImage; ARCH=arm64:
+# Image, cross-built), vmlinux (BTF for the selftests), modules and the
+# exported uapi headers in $KBUILD_OUT, through ccache. KCONFIG chooses the
+# configuration:
 #   test    tinyconfig + TEST_FRAGMENTS + the selftests' config: the
 #           project's test kernel, everything built in (DEBUG=1 adds
 #           configs/debug.config; make bench-kernels builds mainline
-#           6.12 this way, with configs/mainline.config added)
+#           6.12 this way, with configs/mainline.config added); another
+#           ARCH adds its ARCH_FRAGMENTS last
 #   debian  Debian's own cloud config (linux-config-6.1) + DEBIAN_FRAGMENTS,
 #           trimmed to configs/debian.modules and
 #           configs/debian-boot.modules (localmodconfig); its modules
@@ -37,10 +39,15 @@ DEBIAN_FRAGMENTS=(debian.config faultinject.config)
 # coverage's gcov kernel (scripts/coverage/kernel.sh) and make mutate's
 # schemata kernel (scripts/coverage/mutate-tree.sh).
 OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
+# What a target architecture other than x86_64 needs on top of the test
+# kernel's fragments, last so that it overrides what is x86's in them
+# (configs/arm64.config: QEMU's virt machine, its console and result
+# port; no ACPI, no 8250). x86_64 has none.
+declare -A ARCH_FRAGMENTS=([arm64]=arm64.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
-	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
-		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS or OTHER_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
+	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} ${ARCH_FRAGMENTS[*]} " == *" $f "* ]] ||
+		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS, OTHER_FRAGMENTS or ARCH_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
 done
 # fragments NAME...: their paths.
 fragments() {
@@ -58,9 +65,11 @@ test)
 	# EXTRA_CONFIGS adds more (DEBUG=1: configs/debug.config).
 	mapfile -t FRAGMENTS < <(fragments "${TEST_FRAGMENTS[@]}")
 	FRAGMENTS+=("${extra[@]}")
+	[ -z "${ARCH_FRAGMENTS[$ARCH]:-}" ] || FRAGMENTS+=("$TOP/configs/${ARCH_FRAGMENTS[$ARCH]}")
 	base_config=tinyconfig
 	;;
 debian)
+	[ "$ARCH" = x86_64 ] || die "KCONFIG=debian is Debian's amd64 config: ARCH=x86_64 only, not $ARCH"
 	mapfile -t FRAGMENTS < <(fragments "${DEBIAN_FRAGMENTS[@]}")
 	FRAGMENTS+=("${extra[@]}")
 	base_config=$(debian_config cloud-amd64)
@@ -78,6 +87,7 @@ for f in "${FRAGMENTS[@]}"; do
 	[ -f "$f" ] || die "config fragment $f not found"
 done
 command -v ccache >/dev/null || die "ccache not installed; run: make deps"
+command -v "$ARCH_CC" >/dev/null || die "$ARCH_CC not installed; run: make deps ARCH=$ARCH"
 mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 
 # The kernel is built from everything in the tree but tools/ (libbpf,
@@ -85,7 +95,7 @@ mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 # that only touches tools/ does not relink the kernel.
 kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
 inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"})
-if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/arch/x86/boot/bzImage" ]; then
+if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/$ARCH_IMAGE" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
 fi
@@ -96,7 +106,7 @@ stamp_clear kernel
 # changed: the fragments, the tree's Kconfig files and version, this
 # script. A patch that changes only code keeps it (saves ~25 s).
 config_inputs=$(hash_of "$0" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"} \
-	"$(tree_git ls-files -s -- '*Kconfig*' Makefile arch/x86/configs kernel/configs | sha256sum)")
+	"$(tree_git ls-files -s -- '*Kconfig*' Makefile "arch/$ARCH_SRC/configs" kernel/configs | sha256sum)")
 if [ "$(stamp_read kernel-config)" = "$config_inputs" ] && [ -f "$KBUILD_OUT/.config" ]; then
 	msg "config unchanged (fragments, Kconfig files): keeping $KBUILD_OUT/.config"
 else
