@@ -5,7 +5,18 @@
 # the project's guest helpers in selftests/ against its uapi headers.
 #
 # test_progs is built in the tree's own tools/testing/selftests/bpf: 6.1's
-# Makefile cannot link urandom_read with an OUTPUT directory elsewhere.
+# Makefile cannot link urandom_read with an OUTPUT directory elsewhere
+# (another ARCH has a tree of its own: scripts/arch-tree.sh).
+#
+# A cross build (ARCH=arm64) passes the selftests' Makefile ARCH and
+# CROSS_COMPILE: it builds its host tools (bpftool's bootstrap, libbpf,
+# resolve_btfids) with the host's gcc and the rest with the target's,
+# linking the target's libraries of make deps ARCH=arm64. Its clang gets
+# the target too, for what 6.1 links with it (urandom_read and its
+# library; -target bpf comes last for the BPF objects, and mainline
+# passes the same --target since 6.3). It does not build bpftool for the
+# target (its tools/sbin/bpftool is the host's bootstrap): that is built
+# here from tools/bpf/bpftool, against the same BTF.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +31,7 @@ step selftests
 for tool in clang llc bpftool pahole; do
 	command -v "$tool" >/dev/null || die "$tool not found; run: make deps"
 done
+command -v "$ARCH_CC" >/dev/null || die "$ARCH_CC not found; run: make deps ARCH=$ARCH"
 
 # What the selftests see of the kernel is its BTF (vmlinux.h, and the base
 # of bpf_testmod.ko's split BTF), its headers and its config (bpf_testmod
@@ -34,12 +46,12 @@ BTF_DIR=$BUILD/selftests-btf
 BTF_FILE=$BTF_DIR/vmlinux.btf
 VMLINUX_H=$SELFTESTS/tools/include/vmlinux.h
 mkdir -p "$BTF_DIR"
-objcopy -O binary --only-section=.BTF "$VMLINUX" "$BTF_DIR/new.btf" ||
+"${ARCH_CROSS}objcopy" -O binary --only-section=.BTF "$VMLINUX" "$BTF_DIR/new.btf" ||
 	die "cannot extract .BTF from $VMLINUX (CONFIG_DEBUG_INFO_BTF off?)"
 [ -s "$BTF_DIR/new.btf" ] || die "$VMLINUX has an empty .BTF section"
 btf_hash=$(sha256sum <"$BTF_DIR/new.btf" | cut -c1-16)
 kernel_api=$(hash_of "$btf_hash" "$KBUILD_OUT/.config" \
-	"$(tree_git rev-parse HEAD:include HEAD:arch/x86/include)")
+	"$(tree_git rev-parse HEAD:include "HEAD:arch/$ARCH_SRC/include")")
 if [ "$(stamp_read selftests-kernel-api)" != "$kernel_api" ] || [ ! -f "$BTF_FILE" ]; then
 	mv -f "$BTF_DIR/new.btf" "$BTF_FILE"
 	stamp_write selftests-kernel-api "$kernel_api"
@@ -57,6 +69,11 @@ if [ "$(cat "$BUILT_BTF" 2>/dev/null)" = "$btf_hash" ] && [ -f "$VMLINUX_H" ]; t
 fi
 
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
+cross=()
+if [ -n "$ARCH_CROSS" ]; then
+	cross=(ARCH="$ARCH_KBUILD" CROSS_COMPILE="$ARCH_CROSS" CLANG="clang --target=$ARCH_TRIPLET")
+	STMAKE+=("${cross[@]}")
+fi
 # The project's helpers need the series' uapi; the base tree of make
 # regress builds without them (GUEST_HELPERS=no).
 # Their shared plumbing, selftests/lib/, is compiled once into a static
@@ -81,19 +98,20 @@ rm -f "$BUILT_FOR"
 rm -rf "$BUILD/guest" "$BUILD/guest-lib"
 mkdir -p "$BUILD/guest"
 CFLAGS=(-O2 -Wall -Wextra -Werror -I "$KBUILD_OUT/usr/include")
+CC=$ARCH_CC
 libs=()
 if [ "${#helpers[@]}" -ne 0 ]; then
 	mkdir -p "$BUILD/guest-lib"
 	objs=()
 	for src in "$TOP"/selftests/lib/*.c; do
 		objs+=("$BUILD/guest-lib/$(basename "$src" .c).o")
-		run_logged "$LOG" gcc "${CFLAGS[@]}" -c -o "${objs[-1]}" "$src"
+		run_logged "$LOG" "$CC" "${CFLAGS[@]}" -c -o "${objs[-1]}" "$src"
 	done
 	libs=("$BUILD/guest-lib/libnetkit.a")
-	run_logged "$LOG" ar rcs "${libs[0]}" "${objs[@]}"
+	run_logged "$LOG" "${ARCH_CROSS}ar" rcs "${libs[0]}" "${objs[@]}"
 fi
 for src in "${helpers[@]}"; do
-	run_logged "$LOG" gcc "${CFLAGS[@]}" -static \
+	run_logged "$LOG" "$CC" "${CFLAGS[@]}" -static \
 		-o "$BUILD/guest/$(basename "$src" .c)" "$src" "${libs[@]}"
 done
 if [ "${#keep_h[@]}" -ne 0 ]; then
@@ -117,8 +135,24 @@ if [ -f "$tests_h" ] && ! cmp -s <(grep '^DEFINE_TEST' "$tests_h") \
 	rm -f "$tests_h"
 fi
 run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
+if [ "${#cross[@]}" -ne 0 ]; then
+	# The target's bpftool where a native build leaves it, its
+	# skeletons' vmlinux.h from the same BTF.
+	mkdir -p "$SELFTESTS/tools/build/bpftool-$ARCH"
+	run_progress "$LOG" "bpftool build ($ARCH)" submake -C "$TREE/tools/bpf/bpftool" -j"$JOBS" "${cross[@]}" \
+		VMLINUX_BTF="$BTF_FILE" OUTPUT="$SELFTESTS/tools/build/bpftool-$ARCH/" \
+		prefix= DESTDIR="$SELFTESTS/tools" install-bin
+fi
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"
+# Every program the guest runs is the target's.
+for f in test_progs tools/sbin/bpftool; do
+	machine=$(readelf -h "$SELFTESTS/$f" | sed -n 's/^ *Machine: *//p')
+	case $ARCH:$machine in
+	x86_64:*X86-64* | arm64:*AArch64*) ;;
+	*) die "$SELFTESTS/$f is built for '$machine', not $ARCH" ;;
+	esac
+done
 printf '%s\n' "$btf_hash" >"$BUILT_BTF"
 printf '%s\n' "$inputs" >"$BUILT_FOR"
 rebuilt=$(grep -cE '^ +CLNG-BPF' "$LOG" || true)
