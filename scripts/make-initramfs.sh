@@ -5,7 +5,10 @@
 # codes: busybox ip will not do), the
 # project's guest tests (selftests/guest), their helpers and the registry
 # of the areas (selftests/areas), plus the shared libraries all of them
-# need.
+# need. For a cross ARCH (arm64) the Debian programs and libraries are the
+# target's, from the sysroot of make deps ARCH=<arch> (lib.sh's
+# ARCH_SYSROOT), and the libraries are found by their ELF NEEDED entries
+# (initramfs-lib.sh).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -32,18 +35,30 @@ initramfs_host_tools
 # (test_bprm_opts execs /bin/bash).
 iproute=()
 for t in ip tc ethtool xtables-legacy-multi bash; do
-	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" || true)
-	[ -n "$p" ] || die "'$t' not found; install iproute2 ethtool iptables bash (make deps)"
+	if [ -n "$ARCH_SYSROOT" ]; then
+		p=
+		for d in /usr/sbin /usr/bin /sbin /bin; do
+			p=$(sysroot_file "$d/$t") && break
+		done
+		[ -n "$p" ] || die "'$t' not found in $ARCH_SYSROOT; run: make deps ARCH=$ARCH"
+	else
+		p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" || true)
+		[ -n "$p" ] || die "'$t' not found; install iproute2 ethtool iptables bash (make deps)"
+	fi
 	iproute+=("$(readlink -f "$p")")
 done
 # Loaded with dlopen(), so ldd does not name them: iptables' extensions,
 # and libgcc_s, which glibc needs for pthread_exit (bpf_iter, map_lock
 # and spinlock abort without it, taking test_progs down).
-xtables=/usr/lib/x86_64-linux-gnu/xtables
-libgcc_s=$(gcc -print-file-name=libgcc_s.so.1)
+xtables=/usr/lib/$ARCH_TRIPLET/xtables
+if [ -n "$ARCH_SYSROOT" ]; then
+	libgcc_s=$(sysroot_file "/lib/$ARCH_TRIPLET/libgcc_s.so.1" || true)
+else
+	libgcc_s=$(gcc -print-file-name=libgcc_s.so.1)
+fi
 libgcc_s=$(readlink -f "$libgcc_s")
-[ -d "$xtables" ] || die "$xtables not found; install iptables (make deps)"
-[ -f "$libgcc_s" ] || die "libgcc_s.so.1 not found (gcc -print-file-name)"
+[ -d "$ARCH_SYSROOT$xtables" ] || die "$ARCH_SYSROOT$xtables not found; install iptables (make deps${ARCH_SYSROOT:+ ARCH=$ARCH})"
+[ -f "$libgcc_s" ] || die "libgcc_s.so.1 not found (${ARCH_SYSROOT:-gcc -print-file-name})"
 
 # What the guest runs from the selftests directory: the runner, the BPF
 # objects and helpers tests open by name, and the module.
@@ -80,7 +95,7 @@ if [ "${KCONFIG:-test}" = debian ]; then
 	done
 fi
 inputs=$(hash_of "$0" "$TOP/scripts/initramfs-lib.sh" "$TOP/qemu/init" "$TOP/qemu/errors" "$busybox" "$dash" "${iproute[@]}" \
-	"$libgcc_s" "$(ls -l "$xtables")" "${guest[@]}" "${areas[@]}" \
+	"$libgcc_s" "$(ls -l "$ARCH_SYSROOT$xtables")" "${guest[@]}" "${areas[@]}" \
 	"$(cd "$SELFTESTS" && stat -c '%n %s %Y' "${payload[@]}")" \
 	"$(stat -c '%s %Y' "$bpftool")" "${modules[*]}" "$(sha256sum "$KBUILD_OUT/certs/signing_key.x509" 2>/dev/null)" \
 	"$([ "${#modules[@]}" -eq 0 ] || find "$moddir" -type f -printf '%P %s %T@\n' | sort)")
@@ -101,9 +116,9 @@ mv "$ROOT/usr/sbin/bash" "$ROOT/bin/bash"
 for t in iptables-legacy ip6tables-legacy; do
 	ln -s xtables-legacy-multi "$ROOT/usr/sbin/$t"
 done
-mkdir -p "$ROOT$(dirname "$xtables")" "$ROOT/lib/x86_64-linux-gnu"
-cp -a "$xtables" "$ROOT$xtables"
-cp -L "$libgcc_s" "$ROOT/lib/x86_64-linux-gnu/libgcc_s.so.1"
+mkdir -p "$ROOT$(dirname "$xtables")" "$ROOT/lib/$ARCH_TRIPLET"
+cp -a "$ARCH_SYSROOT$xtables" "$ROOT$xtables"
+cp -L "$libgcc_s" "$ROOT/lib/$ARCH_TRIPLET/libgcc_s.so.1"
 install -m 0755 "$bpftool" "$ROOT/usr/sbin/bpftool"
 # core_reloc_btfgen runs ./bpftool from the selftests directory.
 ln -s /usr/sbin/bpftool "$ROOT/selftests/bpf/bpftool"
