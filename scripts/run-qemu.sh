@@ -10,8 +10,10 @@
 #   selection    what to run (scripts/select-tests.sh wrote it; the test
 #                guest only), carried into the guest as
 #                /etc/netkit-6.1/selection as it is
-#   console.log  the guest's console (ttyS0; CONSOLE moves it)
+#   console.log  the guest's console (ttyS0; ARCH=arm64: ttyAMA0, virt's
+#                PL011; CONSOLE moves it)
 #   result       what the guest reported on its second serial port (ttyS1;
+#                ARCH=arm64: a virtio console, hvc0, as virt has one UART;
 #                RESULT moves it)
 #   qemu         this script's record, one name=value per line: status
 #                (finished, timeout, boot-timeout, stuck), qemu_rc, booted
@@ -33,7 +35,8 @@
 #   BZIMAGE, INITRAMFS  the kernel and the initramfs or initrd
 #   APPEND         the kernel command line before CMDLINE (default: the
 #                  busybox guests' console=ttyS0 panic=-1 oops=panic
-#                  rdinit=/init)
+#                  rdinit=/init; another ARCH's console, and its result
+#                  port as netkit.report=, which qemu/init reads)
 #   GUEST_ROOT     what goes into the guest besides the initramfs, as a
 #                  cpio archive appended to it: "selection" (default: the
 #                  run's selection record, plus the files of GUEST_EXTRA,
@@ -51,6 +54,11 @@
 #                  show; SHOW_RESULT=1 streams the result port too
 #   BOOT_STEP      the step's name; TIMEOUT_HINT the variable that sets
 #                  the limit, for the message
+#
+# ARCH (lib.sh) chooses the QEMU binary, the machine, the kernel image and
+# the two ports: x86_64 qemu-system-x86_64's default machine, bzImage,
+# two 8250 UARTs; arm64 qemu-system-aarch64 -M virt (TCG only), Image,
+# the PL011 and a virtio console on virtio-mmio.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -73,7 +81,7 @@ ICOUNT=${ICOUNT:-}
 # with N (-seed) and its RTC from the virtual clock at a fixed date, so
 # that an icount guest runs the same way every time. Empty: off.
 GUEST_SEED=${GUEST_SEED:-}
-BZIMAGE=${BZIMAGE:-$KBUILD_OUT/arch/x86/boot/bzImage}
+BZIMAGE=${BZIMAGE:-$KBUILD_OUT/$ARCH_IMAGE}
 SELECTION=$RUN_DIR/selection
 CONSOLE=${CONSOLE:-$RUN_DIR/console.log}
 RESULT=${RESULT:-$RUN_DIR/result}
@@ -81,7 +89,9 @@ RECORD=$RUN_DIR/qemu
 INITRAMFS=${INITRAMFS:-$BUILD/initramfs.cpio}
 VERDICT=${VERDICT:-tests}
 VERDICT_ARGS=${VERDICT_ARGS:-}
-APPEND=${APPEND:-console=ttyS0 panic=-1 oops=panic rdinit=/init}
+report=
+[ "$ARCH_REPORT" = /dev/ttyS1 ] || report=" netkit.report=$ARCH_REPORT"
+APPEND=${APPEND:-console=$ARCH_CONSOLE panic=-1 oops=panic rdinit=/init$report}
 GUEST_ROOT=${GUEST_ROOT:-selection}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 BOOT_MARK_IN=${BOOT_MARK_IN:-console}
@@ -100,7 +110,20 @@ result) mark_file=$RESULT ;;
 esac
 [ -f "$BZIMAGE" ] || die "$BZIMAGE not found; run: make kernel"
 [ -f "$INITRAMFS" ] || die "$INITRAMFS not found; run: make initramfs"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found; install qemu-system-x86 (make deps)"
+command -v "$ARCH_QEMU" >/dev/null || die "$ARCH_QEMU not found; install $ARCH_QEMU_PKG (make deps${ARCH_CROSS:+ ARCH=$ARCH})"
+# The machine and the two ports, console and result.
+case $ARCH in
+x86_64)
+	machine=()
+	ports=(-serial "file:$CONSOLE" -serial "file:$RESULT")
+	;;
+arm64)
+	machine=(-M virt)
+	# shellcheck disable=SC2054 # QEMU's option values have commas
+	ports=(-serial "file:$CONSOLE" -chardev "file,id=result,path=$RESULT"
+		-device virtio-serial-device -device virtconsole,chardev=result)
+	;;
+esac
 
 case $ACCEL in
 tcg) accel=(-accel "tcg${TCG_OPTS:+,$TCG_OPTS}" -cpu "$QEMU_CPU") ;;
@@ -108,6 +131,7 @@ kvm)
 	# Opt-in only: the KVM on these machines hangs stock kernels
 	# silently; the boot watchdog below still bounds the run.
 	[ -w /dev/kvm ] || die "ACCEL=kvm but /dev/kvm is not usable"
+	[ -z "$ARCH_CROSS" ] || die "ACCEL=kvm runs the host's architecture, not ARCH=$ARCH: use ACCEL=tcg"
 	accel=(-accel kvm -cpu host)
 	;;
 *) die "ACCEL must be tcg or kvm, not '$ACCEL'" ;;
@@ -163,12 +187,12 @@ if [ "$GUEST_ROOT" = selection ]; then
 	[ "$filter" = "the default set" ] ||
 		msg "left out of the default set: test_progs ${left_test_progs:-nothing}; guest tests ${left_guest:-none}")
 fi
-qemu-system-x86_64 "${accel[@]}" -smp "$SMP" -m "$MEM" \
+"$ARCH_QEMU" "${machine[@]}" "${accel[@]}" -smp "$SMP" -m "$MEM" \
 	-nodefaults -display none -no-reboot \
 	-kernel "$BZIMAGE" -initrd "$boot_initrd" \
 	-append "$APPEND${CMDLINE:+ $CMDLINE}" \
 	"${extra[@]}" \
-	-serial "file:$CONSOLE" -serial "file:$RESULT" \
+	"${ports[@]}" \
 	</dev/null >"$LOG" 2>&1 &
 qemu=$!
 tailers=()
