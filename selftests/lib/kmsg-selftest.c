@@ -155,6 +155,40 @@ static const char *const st_sysctl_dump[] = {
 	"7,9032,137783320,-; __devinet_sysctl_register+0xb1/0x150",
 	ST_END, NULL
 };
+#ifdef __aarch64__
+/*
+ * arm64's dump_stack() of the same fault: "Call trace:", a dump_backtrace
+ * frame first, the syscall's entry from user space (el0t_64_sync) last
+ * and no end marker after it.
+ */
+#define ST_A64_SITE "netlink_sendmsg < sock_sendmsg_nosec < __sys_sendto < __arm64_sys_sendto"
+static const char *const st_arm64[] = {
+	ST_NOTICE,
+	"7,9002,137782430,-;CPU: 1 PID: 1873 Comm: netkit-faultinj Not tainted 6.1.192+ #1",
+	"7,9003,137782440,-;Hardware name: linux,dummy-virt (DT)",
+	"7,9004,137782465,-;Call trace:",
+	"7,9005,137782508,-; dump_backtrace+0xe4/0x140",
+	"7,9006,137782520,-; show_stack+0x20/0x30",
+	"7,9007,137782537,-; dump_stack_lvl+0x64/0x80",
+	"7,9008,137782540,-; dump_stack+0x18/0x34",
+	"7,9009,137782599,-; should_fail_ex+0x1c0/0x1e4",
+	ST_LINKWATCH,
+	"7,9010,137782623,-; should_failslab+0x14/0x20",
+	"7,9011,137782646,-; kmem_cache_alloc_node+0x60/0x2c0",
+	"7,9012,137782671,-; __alloc_skb+0xa0/0x1a0",
+	"7,9013,137782691,-; netlink_sendmsg+0x1a0/0x3f0",
+	"7,9014,137782713,-; sock_sendmsg_nosec+0x18/0x30",
+	"7,9015,137782728,-; __sys_sendto+0xe0/0x130",
+	"7,9016,137782748,-; __arm64_sys_sendto+0x2c/0x40",
+	"7,9017,137782764,-; invoke_syscall+0x48/0x114",
+	"7,9018,137782770,-; el0_svc_common.constprop.0+0x44/0xec",
+	"7,9019,137782775,-; do_el0_svc+0x2c/0xc0",
+	"7,9020,137782780,-; el0_svc+0x2c/0x84",
+	"7,9021,137782785,-; el0t_64_sync_handler+0xbc/0x140",
+	"7,9022,137782790,-; el0t_64_sync+0x18c/0x190",
+	NULL
+};
+#endif
 
 static const struct st_case {
 	const char *name;
@@ -195,6 +229,10 @@ static const struct st_case {
 	  0, 1, 0, 1, 0, 0, 0 },
 	{ "__register_sysctl_table()'s own dump is explained, a record amid it",
 	  st_sysctl_dump, ENOMEM, ST_SITE, 0, 1, 0, 1, 0, 0, -1 },
+#ifdef __aarch64__
+	{ "arm64's dump, ended by its entry from user space, a record amid it",
+	  st_arm64, ENOMEM, ST_A64_SITE, 0, 1, 0, 1, 0, 0, -1 },
+#endif
 };
 
 int nk_kmsg_selftest(struct nk_kmsg *k,
