@@ -97,6 +97,38 @@ else ifneq ($(KCONFIG),test)
 $(error KCONFIG must be test or debian, not '$(KCONFIG)')
 endif
 
+# ARCH: the target architecture. x86_64 (the default) builds and boots
+# natively. arm64 cross-builds the same test kernel (plus
+# configs/arm64.config), selftests and initramfs with Debian's aarch64 tool
+# chain and boots them under qemu-system-aarch64's virt machine (TCG,
+# -cpu max); make deps ARCH=arm64 installs the tool chain, QEMU and the
+# target's -dev packages and unpacks the target's userland (busybox, ip,
+# tc, their libraries) into NETKIT_CACHE/arm64/sysroot. It builds in a
+# tree of its own, a worktree of TREE at the applied series (the selftests
+# build in the tree; make apply still applies to TREE), and in a BUILD of
+# its own. Only the pipeline and the test kernel: not with CUT=, DEBUG=
+# or KCONFIG=debian.
+ARCH ?= x86_64
+SERIES_TREE := $(TREE)
+ifeq ($(ARCH),x86_64)
+else ifeq ($(ARCH),arm64)
+ifneq ($(CUT)$(DEBUG)$(filter-out test,$(KCONFIG)),)
+$(error ARCH=$(ARCH) runs the whole series on the test config: not with CUT=, DEBUG= or KCONFIG=debian)
+endif
+ARCH_GOALS := help deps tree apply kernel selftests initramfs qemu-test lint clean
+ifneq ($(filter-out $(ARCH_GOALS),$(MAKECMDGOALS)),)
+$(error ARCH=$(ARCH) has the pipeline ($(ARCH_GOALS)); make $(filter-out $(ARCH_GOALS),$(MAKECMDGOALS)) is x86_64's)
+endif
+ARCH_TREE ?= $(NETKIT_CACHE)/$(ARCH)/linux
+override TREE := $(ARCH_TREE)
+BUILD := $(NETKIT_CACHE)/build-$(ARCH)
+# aarch64 under TCG on an x86 host runs slower than x86_64 does.
+TIMEOUT := 1800
+BOOT_TIMEOUT := 120
+else
+$(error ARCH must be x86_64 or arm64, not '$(ARCH)')
+endif
+
 # RUN_DIR, a run's directory (its selection record, console, the guest's
 # reports and QEMU's record, judged by scripts/verdict.sh), defaults to
 # BUILD/qemu-test in scripts/lib.sh, and is passed on only when given.
@@ -107,7 +139,7 @@ endif
 # defined: GNU make's export of a variable not yet defined defines it,
 # empty, and a later "?=" then leaves it empty (BASE_TREE, BASE_BUILD,
 # REGRESS_TIMEOUT and BENCH_CLOCK were, exported from here).
-NETKIT_EXPORTS := TOP NETKIT_CACHE TREE BUILD AM_TREE KCONFIG LINUX_TARBALL \
+NETKIT_EXPORTS := TOP NETKIT_CACHE TREE SERIES_TREE BUILD AM_TREE KCONFIG LINUX_TARBALL ARCH \
 	T GUEST_MODE TIMEOUT BOOT_TIMEOUT ACCEL QEMU_CPU TCG_OPTS SMP MEM JOBS EXTRA_CONFIGS \
 	CMDLINE DEBUG CUT BASE_TREE BASE_BUILD REGRESS_TIMEOUT BENCH BENCH_CLOCK
 AM_TREE ?= $(NETKIT_CACHE)/am-worktree
@@ -179,6 +211,8 @@ help:
 	@echo
 	@echo 'Variables (current value):'
 	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
+	@echo '  ARCH          $(ARCH)   (x86_64 or arm64: cross-built, booted under qemu-system-aarch64;'
+	@echo '                arm64 has the pipeline only, in its own TREE and BUILD; make deps ARCH=arm64 first)'
 	@echo '  TREE          $(TREE)'
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs)'
 	@echo "  RUN_DIR       $$(. scripts/lib.sh && echo "$$RUN_DIR")   (the run: selection, console.log, result, qemu)"
@@ -218,12 +252,19 @@ help:
 
 deps:
 	@scripts/install-deps.sh
+ifneq ($(ARCH),x86_64)
+	@scripts/install-deps.sh $(ARCH)
+endif
 
 tree: deps
-	@scripts/prepare-tree.sh
+	@TREE='$(SERIES_TREE)' scripts/prepare-tree.sh
 
+# Another ARCH's tree: a worktree of the series' tree at the applied series.
 apply: tree
-	@scripts/apply-series.sh
+	@TREE='$(SERIES_TREE)' scripts/apply-series.sh
+ifneq ($(ARCH),x86_64)
+	@scripts/arch-tree.sh
+endif
 
 kernel: apply
 	@scripts/build-kernel.sh
