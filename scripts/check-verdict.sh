@@ -76,6 +76,7 @@ boot() {
 			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\nSummary: 1/1 PASSED, 0 SKIPPED, 0 FAILED\n"
 				FAKE_RESULT="NETKIT_TEST_PROGS rc=0\nNETKIT_DONE\n")
 		fi
+		# shellcheck disable=SC2016 # expanded by the shell it runs
 		env TIMEOUT=3 "${env[@]}" GUEST_TESTS='' TEST_ARGS='-t tc_netkit' bash -c \
 			'"$TOP/scripts/select-tests.sh" && "$TOP/scripts/run-qemu.sh" && "$TOP/scripts/verdict.sh"' >"$out" 2>&1 || rc=$?
 		;;
@@ -91,6 +92,7 @@ boot() {
 			done < <(sed -n 's/^install	//p' "$TOP/qemu/debian/expect" | sed 's/\.\*/ x /g')
 			env+=(FAKE_RESULT="netkit-6.1 deb-install-test: stage install on 6.1.0-99-cloud-amd64\n${checks}1..$n\nNETKIT_STAGE install rc=0\n")
 		fi
+		# shellcheck disable=SC2016 # expanded by the shell it runs
 		env STAGE_TIMEOUT=3 IMAGE="$work/rootfs.img" "${env[@]}" bash -c \
 			'"$TOP/scripts/debian/stage.sh" install && "$TOP/scripts/verdict.sh" "$BUILD/deb-install/install"' >"$out" 2>&1 || rc=$?
 		;;
