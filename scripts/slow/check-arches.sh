@@ -246,7 +246,7 @@ for a in "${arches[@]}"; do
 	key_base[$a]=$(side_key "$a" base "$base")
 	key_series[$a]=$(side_key "$a" series "$series")
 	if [ "$(stamp_read "arches-$a")" = "$(arch_key "$a")" ] && [ -f "$ARCHES_OUT/$a/row" ]; then
-		rows+=("$(cat "$ARCHES_OUT/$a/row")  (unchanged)")
+		rows+=("$(cat "$ARCHES_OUT/$a/row")  (unchanged: the row of the run that built it)")
 		continue
 	fi
 	run+=("$a")
