@@ -37,9 +37,12 @@ DEBIAN_FRAGMENTS=(debian.config faultinject.config)
 # coverage's gcov kernel (scripts/coverage/kernel.sh) and make mutate's
 # schemata kernel (scripts/coverage/mutate-tree.sh).
 OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
+# Not this script's: make check-arches' fragment, on each architecture's
+# defconfig (scripts/slow/check-arches.sh).
+ARCHES_FRAGMENTS=(arches.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
-	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} " == *" $f "* ]] ||
+	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} ${ARCHES_FRAGMENTS[*]} " == *" $f "* ]] ||
 		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS or OTHER_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
 done
 # fragments NAME...: their paths.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# deps [bench|debian|coverage]: install the Debian packages the pipeline
-# needs (or, with "bench", "debian" or "coverage", what make bench, make
-# deb-install-test or make coverage needs on top), nothing else. Only
+# deps [bench|debian|coverage|arches]: install the Debian packages the
+# pipeline needs (or, with "bench", "debian", "coverage" or "arches", what
+# make bench, make deb-install-test, make coverage or make check-arches
+# needs on top), nothing else. Only
 # packages that are missing are installed; without apt-get, or without
 # root/sudo, the missing packages are named and the step fails.
 set -euo pipefail
@@ -42,7 +43,22 @@ coverage)
 	name=coverage-deps
 	PACKAGES=(lcov)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|debian|coverage]" ;;
+arches)
+	# make check-arches: Debian's cross compilers for the other
+	# architectures Debian ships 6.1 for (i386, armhf, arm64, ppc64el,
+	# s390x), and each one's C library headers for libbpf and bpftool
+	# (libelf's and zlib's headers are the host's: the same on every
+	# architecture).
+	name=arches-deps
+	PACKAGES=(
+		gcc-i686-linux-gnu libc6-dev-i386-cross
+		gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+		gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+		gcc-s390x-linux-gnu libc6-dev-s390x-cross
+	)
+	;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arches]" ;;
 esac
 
 step "$name"
