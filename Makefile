@@ -34,7 +34,7 @@ AM_TREE := $(NETKIT_CACHE)/cut/am-worktree
 endif
 # Targets that work on the whole series refuse a cut.
 ifneq ($(CUT),)
-WHOLE_SERIES_GOALS := check test check-bisect check-positions cover-letter mbox regress regress-base abi-report coverage mutate
+WHOLE_SERIES_GOALS := check test check-bisect check-positions check-arches cover-letter mbox regress regress-base abi-report coverage mutate
 ifneq ($(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)),)
 $(error make $(filter $(WHOLE_SERIES_GOALS),$(MAKECMDGOALS)) works on the whole series; run it without CUT=$(CUT))
 endif
@@ -185,6 +185,10 @@ help:
 	@echo '              modules and a DKMS module, removes and reinstalls them (slow; BUILD/deb-install)'
 	@echo '  check-configs  build the series under a matrix of configs (Debian cloud, ingress/act'
 	@echo '              n/m/y, BPF_SYSCALL=n, NETKIT=n, JUMP_LABEL, PREEMPT, allmodconfig W=1) (slow)'
+	@echo '  check-arches  the series'"'"' objects, libbpf and bpftool compiled for i386, armhf, arm64,'
+	@echo '              ppc64el and s390x with W=1: no warning the base does not have (slow: about'
+	@echo '              25 min cold, 15 with ARCHES_BASE=lazy, seconds unchanged; ARCHES picks some;'
+	@echo '              table in NETKIT_CACHE/arches/table.txt)'
 	@echo '  coverage    qemu-test on a gcov kernel (T, default: the default set; run in COV_RUN_DIR, judged'
 	@echo '              by verdict.sh), then lcov'"'"'s line and branch coverage: HTML and summary in'
 	@echo '              COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
@@ -308,6 +312,18 @@ check-positions: deps
 .PHONY: check-configs
 check-configs: kernel
 	@scripts/slow/check-configs.sh
+
+# make check-arches: the series' objects (and libbpf, bpftool) compiled
+# with W=1 for the other architectures Debian ships 6.1 for, with
+# Debian's cross compilers, on the base tag and on refs/netkit/applied
+# in a worktree of its own (it never applies: run make apply first), and
+# a warning the base does not have fails it. ARCHES picks some,
+# ARCHES_BASE=lazy builds the base only where the series has warnings.
+# Slow: not part of make test.
+.PHONY: check-arches
+check-arches: tree
+	@scripts/install-deps.sh arches
+	@scripts/slow/check-arches.sh
 
 # The project's whole test; the bench's smoke form (one short round, N=10,
 # ~2.5 min under icount) keeps make bench from rotting.

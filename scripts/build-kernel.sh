@@ -44,10 +44,13 @@ OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
 # (configs/arm64.config: QEMU's virt machine, its console and result
 # port; no ACPI, no 8250). x86_64 has none.
 declare -A ARCH_FRAGMENTS=([arm64]=arm64.config)
+# Not this script's: make check-arches' fragment, on each architecture's
+# defconfig (scripts/slow/check-arches.sh).
+ARCHES_FRAGMENTS=(arches.config)
 for f in "$TOP"/configs/*.config; do
 	f=${f##*/}
-	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} ${ARCH_FRAGMENTS[*]} " == *" $f "* ]] ||
-		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS, OTHER_FRAGMENTS or ARCH_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
+	[[ " ${TEST_FRAGMENTS[*]} ${DEBIAN_FRAGMENTS[*]} ${OTHER_FRAGMENTS[*]} ${ARCH_FRAGMENTS[*]} ${ARCHES_FRAGMENTS[*]} " == *" $f "* ]] ||
+		die "configs/$f is in no kernel's list: add it to TEST_FRAGMENTS, DEBIAN_FRAGMENTS, OTHER_FRAGMENTS, ARCH_FRAGMENTS or ARCHES_FRAGMENTS in scripts/build-kernel.sh (or remove it)"
 done
 # fragments NAME...: their paths.
 fragments() {

@@ -7,7 +7,10 @@
 # make regress's (scripts/slow/regress-run.sh) - each of which must fail
 # and name both the timeout and the oops. Then the same steps with a
 # guest that finishes cleanly must pass, so that the failures above are
-# the plant's and not the setup's.
+# the plant's and not the setup's. And a guest that finishes but fails
+# with nothing else to show (a guest test's non-zero exit with no "not
+# ok" line, the bench guest's exit status 2) fails qemu-test and the
+# bench, naming the exit status.
 #
 # The planted guest is a stand-in for qemu-system-x86_64 first on PATH: it
 # writes what FAKE_CONSOLE and FAKE_RESULT hold to the two serial ports
@@ -72,12 +75,15 @@ boot() {
 	qemu-test)
 		if [ "$hang" = 1 ]; then
 			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\n$oops")
+		elif [ "$hang" = 2 ]; then
+			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\nSummary: 1/1 PASSED, 0 SKIPPED, 0 FAILED\n"
+				FAKE_RESULT="NETKIT_TEST_PROGS rc=0\nNETKIT_GUEST netkit_stats rc=1\nNETKIT_DONE\n")
 		else
 			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\nSummary: 1/1 PASSED, 0 SKIPPED, 0 FAILED\n"
 				FAKE_RESULT="NETKIT_TEST_PROGS rc=0\nNETKIT_DONE\n")
 		fi
 		# shellcheck disable=SC2016 # expanded by the shell it runs
-		env TIMEOUT=3 "${env[@]}" GUEST_TESTS='' TEST_ARGS='-t tc_netkit' bash -c \
+		env TIMEOUT=3 "${env[@]}" GUEST_TESTS="$([ "$hang" != 2 ] || echo netkit_stats)" TEST_ARGS='-t tc_netkit' bash -c \
 			'"$TOP/scripts/select-tests.sh" && "$TOP/scripts/run-qemu.sh" && "$TOP/scripts/verdict.sh"' >"$out" 2>&1 || rc=$?
 		;;
 	debian)
@@ -99,6 +105,8 @@ boot() {
 	bench)
 		if [ "$hang" = 1 ]; then
 			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\n$oops")
+		elif [ "$hang" = 2 ]; then
+			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\nsh: 0: cannot open /bench/x.sh: No such file\n" FAKE_RESULT="NKBENCH_RESULT rc=2\n")
 		else
 			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\nNKBENCH start\n" FAKE_RESULT="NKBENCH_RESULT rc=0\n")
 		fi
@@ -127,6 +135,20 @@ for kind in qemu-test debian bench regress; do
 		failed+=("$kind: failed without naming both the timeout and the oops:"$'\n'"$(tail -n 20 "$work/$kind-1.out")")
 	else
 		msg "$kind: a hang after an oops fails, naming both ($(grep -c . "$work/$kind-1.out") lines of output)"
+	fi
+	case $kind in
+	qemu-test) quiet='guest test netkit_stats failed (exit 1)' ;;
+	bench) quiet='the bench guest exited with status 2' ;;
+	*) quiet='' ;;
+	esac
+	if [ -n "$quiet" ]; then
+		if boot "$kind" 2; then
+			failed+=("$kind: a guest that failed quietly passed ($work/$kind-2.out)")
+		elif ! grep -qF "$quiet" "$work/$kind-2.out"; then
+			failed+=("$kind: a guest that failed quietly failed without saying so:"$'\n'"$(tail -n 20 "$work/$kind-2.out")")
+		else
+			msg "$kind: a guest that fails with nothing else to show fails, naming its exit status"
+		fi
 	fi
 	if ! boot "$kind" 0; then
 		failed+=("$kind: a clean planted run failed, so the check above proves nothing:"$'\n'"$(tail -n 20 "$work/$kind-0.out")")

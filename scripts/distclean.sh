@@ -2,9 +2,9 @@
 # distclean: remove what the harness keeps in $NETKIT_CACHE - the unpacked
 # tree, the worktrees the series is applied in and make mutate's, the build
 # directories (the normal one, DEBUG=1's, KCONFIG=debian's,
-# check-configs', the cut's, the base's of make regress, make coverage's
-# and make mutate's, ARCH=arm64's with its worktree and sysroot) and the
-# ccache - one known path at a time,
+# check-configs', check-arches', the cut's, the base's of make regress,
+# make coverage's and make mutate's, ARCH=arm64's with its worktree and
+# sysroot) and the ccache - one known path at a time,
 # never the directory wholesale.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -15,7 +15,7 @@ if [ -d "$TREE/.git" ] && [ ! -f "$TREE/.git/netkit-tarball" ]; then
 	die "$TREE was not made by this harness; not removing it"
 fi
 for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
-	"$NETKIT_CACHE/check-configs" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
+	"$NETKIT_CACHE/check-configs" "${ARCHES_OUT:-$NETKIT_CACHE/arches}" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
 	"$NETKIT_CACHE/am-worktree" "${COV_BUILD:-$NETKIT_CACHE/build-coverage}" \
 	"${MUT_BUILD:-$NETKIT_CACHE/build-mutate}" "${MUT_TREE:-$NETKIT_CACHE/mutate/linux}" \
 	"$NETKIT_CACHE/build-arm64" "$NETKIT_CACHE/arm64" \

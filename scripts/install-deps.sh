@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# deps [bench|debian|coverage|arm64]: install the Debian packages the
-# pipeline needs (or, with "bench", "debian" or "coverage", what make
-# bench, make deb-install-test or make coverage needs on top; with
-# "arm64", what the pipeline needs on top for ARCH=arm64), nothing else.
-# Only packages that are missing are installed; without apt-get, or
-# without root/sudo, the missing packages are named and the step fails.
+# deps [bench|debian|coverage|arches|arm64]: install the Debian packages
+# the pipeline needs (or, with "bench", "debian", "coverage" or "arches",
+# what make bench, make deb-install-test, make coverage or make
+# check-arches needs on top; with "arm64", what the pipeline needs on top
+# for ARCH=arm64), nothing else. Only packages that are missing are
+# installed; without apt-get, or without root/sudo, the missing packages
+# are named and the step fails.
 #
 # arm64: Debian's aarch64 cross tool chain and qemu-system-arm on the
 # host; the target's -dev packages that the selftests link against
@@ -54,6 +55,21 @@ coverage)
 	name=coverage-deps
 	PACKAGES=(lcov)
 	;;
+arches)
+	# make check-arches: Debian's cross compilers for the other
+	# architectures Debian ships 6.1 for (i386, armhf, arm64, ppc64el,
+	# s390x), and each one's C library headers for libbpf and bpftool
+	# (libelf's and zlib's headers are the host's: the same on every
+	# architecture).
+	name=arches-deps
+	PACKAGES=(
+		gcc-i686-linux-gnu libc6-dev-i386-cross
+		gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+		gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+		gcc-powerpc64le-linux-gnu libc6-dev-ppc64el-cross
+		gcc-s390x-linux-gnu libc6-dev-s390x-cross
+	)
+	;;
 arm64)
 	# lib.sh's facts of the target (ARCH_SYSROOT, ARCH_DEB) are ARCH's.
 	[ "$ARCH" = arm64 ] || exec env ARCH=arm64 "$0" arm64
@@ -70,7 +86,7 @@ arm64)
 		libc6 libgcc-s1 libelf1 zlib1g libzstd1 libmnl0 libcap2 libbpf1 libbsd0 libmd0
 		libxtables12 libip4tc2 libip6tc2 libnetfilter-conntrack3 libnfnetlink0 libtinfo6 libssl3)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arm64]" ;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arches|arm64]" ;;
 esac
 
 step "$name"

@@ -142,7 +142,7 @@ judge_tests() {
 		if [ "$leaks" -lt 0 ]; then
 			problems+=("kmemleak was off at the end of the run (see the console)")
 		else
-			problems+=("kmemleak: $leaks unreferenced objects:"$'\n'"$(grep -a -A12 -m3 '^unreferenced object' <<<"$log")")
+			problems+=("kmemleak: $leaks unreferenced objects:"$'\n'"$(grep -a -A12 -m3 '^unreferenced object' <<<"$log" || true)")
 		fi
 	fi
 	[ -z "$leaks" ] || facts+=("kmemleak: $leaks unreferenced objects after the tests")
@@ -163,8 +163,8 @@ judge_tests() {
 		if [[ " $guest_smoke " == *" $t "* ]]; then ran_guest+=("$t (smoke)"); else ran_guest+=("$t"); fi
 		case $grc in
 		"$KSFT_PASS") guest_ok+=("$t") ;;
-		"$KSFT_SKIP") problems+=("guest test $t skipped (exit $grc, KSFT_SKIP): a skip is a failure here:"$'\n'"$(grep -a -E '^ok [0-9]+ .*# SKIP' <<<"$log" | head -n 20)") ;;
-		*) problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -a -E '^(# )?not ok' <<<"$log" | head -n 20)") ;;
+		"$KSFT_SKIP") problems+=("guest test $t skipped (exit $grc, KSFT_SKIP): a skip is a failure here:"$'\n'"$(grep -a -E '^ok [0-9]+ .*# SKIP' <<<"$log" | head -n 20 || true)") ;;
+		*) problems+=("guest test $t failed (exit $grc):"$'\n'"$(grep -a -E '^(# )?not ok' <<<"$log" | head -n 20 || true)") ;;
 		esac
 	done
 	summary=$(grep -a -E '^Summary: [0-9]+/[0-9]+ PASSED, [0-9]+ SKIPPED, [0-9]+ FAILED' <<<"$log" | tail -n 1 || true)
@@ -258,7 +258,7 @@ judge_bench() {
 	if [ -z "$rc" ]; then
 		problems+=("the bench guest reported no exit status (a crash, reboot or timeout before it finished)")
 	elif [ "$rc" -ne 0 ]; then
-		problems+=("the bench guest exited with status $rc:"$'\n'"$(grep -a -E '^NKBENCH (error|fail)' <<<"$log" | head -n 10)")
+		problems+=("the bench guest exited with status $rc; the last 15 lines of its own on the console:"$'\n'"$(grep -avE '^\[ *[0-9]+\.[0-9]+\] ' <<<"$log" | tail -n 15 || true)")
 	fi
 	head_lines=("run: $DIR (bench${mode_args:+ $mode_args}), $status")
 	pass_note="the bench guest ran to its end; $(grep -ac '^NKBENCH ' <<<"$log" || true) NKBENCH lines"
@@ -289,7 +289,7 @@ judge_mutate() {
 	else
 		problems+=("mutate.py collect found no verdict for this boot:"$'\n'"$out")
 	fi
-	head_lines=("run: $DIR (make mutate, mutants $(cut -d' ' -f1 "$DIR/plan" 2>/dev/null | tr '\n' ' ')), $status")
+	head_lines=("run: $DIR (make mutate, mutants $(cut -d' ' -f1 "$DIR/plan" 2>/dev/null | tr '\n' ' ' || true)), $status")
 	pass_note="each mutant of the boot has its verdict in $results"
 }
 

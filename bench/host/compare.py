@@ -29,20 +29,16 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from report import TOPOS, kv, profile_diff_md, read_units  # noqa: E402
+from report import (EXPECTATIONS, RUNS_LIMIT, TOPOS, expectations_md, kv, profile_diff_md,  # noqa: E402
+                    read_units)
 
 UNITS = [("rr_instr", "RR", "instructions per round trip", 1),
          ("udp_instr", "UDP 64 B out", "instructions per packet", 1),
          ("udprev_instr", "UDP 64 B in", "instructions per packet", 1),
          ("tcp1_instr", "stream", "instructions per byte", 4)]
-# The paths of those who use neither netkit nor tcx: the series must cost
-# them what the base does.
-EVERYONE_ELSE = ["lo", "veth-pair", "veth-routed", "veth-bpf", "veth-phys-clsact", "host-phys"]
-EVERYONE_ELSE_LIMIT = 1.005
-NETKIT = ["netkit-pair", "netkit-routed", "netkit-bpf", "netkit-phys"]
-HOST_LIMIT = 1.02
-# Two runs of a kernel must agree within this, per cell.
-RUNS_LIMIT = 1.0
+# The expectations (report.py's EXPECTATIONS) name the units by metric.
+LABEL = {m: label for m, label, _, _ in UNITS}
+DIGITS = {m: digits for m, _, _, digits in UNITS}
 
 
 def start_of(kdir):
@@ -196,56 +192,53 @@ def main():
                 rx(ratio(val(k, t, m), h)) for t in ("netkit-phys", "veth-phys", "veth-phys-clsact")) + " |")
     md.append("")
 
-    # Expectations.
+    # Expectations: report.py's table, its make bench-kernels rows.
     checks = []
-    if has["base"] and has["series"]:
-        for t in EVERYONE_ELSE:
-            rs = [(label, ratio(val("series", t, m), val("base", t, m))) for m, label, _, _ in UNITS]
-            rs = [(lab, r) for lab, r in rs if r is not None]
-            if not rs:
-                continue
-            worst = max(r for _, r in rs)
-            checks.append((f"everyone else pays nothing: {t} on the series <= "
-                           f"{EVERYONE_ELSE_LIMIT}x the base, per unit",
-                           ", ".join(f"{lab} {r:.4f}x" for lab, r in rs),
-                           worst <= EVERYONE_ELSE_LIMIT))
-    if has["mainline"] and has["series"]:
-        for t in NETKIT:
-            parts, ok, any_cell = [], True, False
-            for m, label, _, digits in UNITS:
-                s, mm = over_lo("series", t, m), over_lo("mainline", t, m)
-                if s is None or mm is None:
-                    continue
-                any_cell = True
-                # the two-run noise of the four cells the difference is made of
-                slack = sum(n for n in (noise("series", t, m), noise("mainline", t, m),
-                                        noise("series", "lo", m), noise("mainline", "lo", m))
-                            if n is not None)
-                met = s <= mm + slack
-                ok = ok and met
-                parts.append(f"{label} {s:+,.{digits}f} vs {mm:+,.{digits}f}"
-                             + (f" ({s / mm:.3f}x)" if mm > 0 and s > 0 else "")
-                             + (f", noise {slack:,.{digits}f}" if slack else "")
-                             + ("" if met else " **over**"))
-            if any_cell:
-                checks.append((f"as cheap as mainline: {t}'s cost over lo on the series <= "
-                               "mainline 6.12's (within the two runs' noise)", "; ".join(parts), ok))
-    for k in ("series", "mainline"):
-        if k not in kernels:
+    for e in EXPECTATIONS:
+        if "kernels" not in e["on"]:
             continue
-        for m, label, _, _ in UNITS[:3]:
-            a, b = val(k, "netkit-phys", m), val(k, "host-phys", m)
-            if a is None or b is None:
-                continue
-            checks.append((f"netkit-phys <= {HOST_LIMIT}x host-phys, {label}, on {k}",
-                           f"{a:,.0f} vs {b:,.0f} ({a / b:.4f}x)", a <= HOST_LIMIT * b))
-    if checks:
-        md.append("## Expectations\n")
-        md.append("| expectation | measured | |")
-        md.append("|---|---|---|")
-        for what, measured, ok in checks:
-            md.append(f"| {what} | {measured} | {'met' if ok else '**not met**'} |")
-        md.append("")
+        bound, metrics = e["bound"], [m for m, _ in e["measures"]]
+        if e["check"] == "base" and has["base"] and has["series"]:
+            for t in e["topos"]:
+                rs = [(LABEL[m], ratio(val("series", t, m), val("base", t, m))) for m in metrics]
+                rs = [(lab, r) for lab, r in rs if r is not None]
+                if not rs:
+                    continue
+                worst = max(r for _, r in rs)
+                checks.append((e["what"].format(t=t, bound=bound), worst <= bound,
+                               ", ".join(f"{lab} {r:.4f}x" for lab, r in rs)))
+        elif e["check"] == "mainline" and has["mainline"] and has["series"]:
+            for t in e["topos"]:
+                parts, ok, any_cell = [], True, False
+                for m in metrics:
+                    label, digits = LABEL[m], DIGITS[m]
+                    s, mm = over_lo("series", t, m), over_lo("mainline", t, m)
+                    if s is None or mm is None:
+                        continue
+                    any_cell = True
+                    # the two-run noise of the four cells the difference is made of
+                    slack = sum(n for n in (noise("series", t, m), noise("mainline", t, m),
+                                            noise("series", "lo", m), noise("mainline", "lo", m))
+                                if n is not None)
+                    met = s <= mm + slack
+                    ok = ok and met
+                    parts.append(f"{label} {s:+,.{digits}f} vs {mm:+,.{digits}f}"
+                                 + (f" ({s / mm:.3f}x)" if mm > 0 and s > 0 else "")
+                                 + (f", noise {slack:,.{digits}f}" if slack else "")
+                                 + ("" if met else " **over**"))
+                if any_cell:
+                    checks.append((e["what"].format(t=t), ok, "; ".join(parts)))
+        elif e["check"] == "le":
+            for k in ("series", "mainline"):
+                if k not in kernels:
+                    continue
+                for m in metrics:
+                    a, b = val(k, e["a"], m), val(k, e["b"], m)
+                    if a is None or b is None:
+                        continue
+                    checks.append((e["what"].format(bound=bound, label=LABEL[m]) + f", on {k}",
+                                   a <= bound * b, f"{a:,.0f} vs {b:,.0f} ({a / b:.4f}x)"))
+    expectations_md(md, checks)
 
     # Two consecutive runs of each kernel.
     md.append("## Two consecutive runs of each kernel\n")

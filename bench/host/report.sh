@@ -4,8 +4,9 @@
 # tables (markdown and CSV) and the chart (gnuplot PNG and SVG) there,
 # with bench/host/report.py; print the tables and the paths. Fails, naming it,
 # when a topology passed no traffic or a tool failed, when a scale run is
-# missing, when the guest did not finish or exited non-zero, and on kernel
-# trouble on the console.
+# missing, when the guest did not finish or exited non-zero. Kernel
+# trouble on the console fails the run before, in scripts/verdict.sh's
+# bench mode (bench/host/run.sh).
 set -euo pipefail
 # shellcheck source=../../scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"

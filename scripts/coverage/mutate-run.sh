@@ -21,22 +21,23 @@
 # tests.
 #
 # Where this differs from make qemu-test, and why:
-#   - the tests: the same selection records, one per area
-#     (select-tests.sh with T=netkit and T=tcx, GUEST_MODE=full, in
+#   - the tests: the same selection records, one per area of
+#     selftests/areas (select-tests.sh with T=<area>, GUEST_MODE=full, in
 #     $BUILD/select-<area>), whose tests mutate.py splits into single
 #     test_progs tests; a mutant is judged by its area's tests only.
 #   - the guest: qemu/mutate-init, not qemu/init (rdinit=/mutate-init on
 #     the command line comes after run-qemu.sh's rdinit=/init, and the
 #     kernel takes the last): it runs the tests one at a time with a
 #     mutant selected, stops at the first failure and reboots after a
-#     kill. It carries both areas' records and puts the mutant's area's
+#     kill. It carries every area's record and puts the mutant's area's
 #     one at /etc/netkit-6.1/selection for each guest test, which reads
 #     it as under qemu/init (selftests/guest/lib.sh: form and areas).
-#   - the verdict: not scripts/verdict.sh, which judges a run as one pass
-#     or fail - here a failure is the expected outcome (a kill), and the
-#     verdicts are per mutant (scripts/coverage/mutate.py collect, from the MUT
-#     lines, the console and run-qemu.sh's record $dir/qemu). Kernel
-#     trouble is lib.sh's KERNEL_SPLAT_RE in both, in the guest too
+#   - the verdict: scripts/verdict.sh's mode mutate, in which a failure,
+#     a timeout or kernel trouble is the expected outcome (a kill) rather
+#     than the run's failure: the verdicts are per mutant
+#     (scripts/coverage/mutate.py collect, from the MUT lines, the console
+#     and run-qemu.sh's record $dir/qemu). Kernel trouble is lib.sh's
+#     KERNEL_SPLAT_RE in both, in the guest too
 #     (/etc/netkit-6.1/kernel-splat-re).
 set -euo pipefail
 # shellcheck source=../lib.sh
@@ -63,7 +64,7 @@ done
 
 # make coverage's data decide which mutants are never executed: they must
 # be of the tests that judge the mutants, the default set (the union of
-# T=netkit and T=tcx).
+# T=<area> over the areas).
 cov_filter=$(
 	filter=''
 	# shellcheck source=/dev/null
@@ -73,10 +74,15 @@ cov_filter=$(
 [ "$cov_filter" = "the default set" ] ||
 	die "make coverage ran ${cov_filter:-an unknown selection} ($COV_BUILD/coverage/selection), not the default set; run: make coverage without T="
 
+# The areas, in the order of selftests/areas, their registry (the first
+# word of its lines; scripts/select-tests.sh checks the rest).
+mapfile -t AREAS < <(sed 's/#.*//' "$TOP/selftests/areas" | awk 'NF && !seen[$1]++ { print $1 }')
+[ "${#AREAS[@]}" -ne 0 ] || die "$TOP/selftests/areas lists no area"
+
 # The tests of each area, as scripts/select-tests.sh selects them for
-# T=netkit and T=tcx (every test_progs test and guest test of the area,
-# in full), from the worktree's selftests: each area's selection record
-# in $BUILD/select-<area>, whose tests mutate.py splits into single tests.
+# T=<area> (every test_progs test and guest test of the area, in full),
+# from the worktree's selftests: each area's selection record in
+# $BUILD/select-<area>, whose tests mutate.py splits into single tests.
 # TEST_ARGS and GUEST_TESTS (make's) would replace what T selects: not
 # here.
 area_tests() {
@@ -92,14 +98,19 @@ area_tests() {
 		printf '%s;%s\n' "${test_progs#-t }" "$guest_tests"
 	)
 }
-nk=$(area_tests netkit)
-tx=$(area_tests tcx)
-python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" --netkit "$nk" --tcx "$tx" >"$BUILD/tests.tsv"
+area_args=() records=()
+for a in "${AREAS[@]}"; do
+	terms=$(area_tests "$a")
+	area_args+=(--area "$a=$terms")
+	records+=("$BUILD/select-$a/selection")
+done
+python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" "${area_args[@]}" >"$BUILD/tests.tsv"
 
 python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
 	--info "$INFO" --seed "$MUTATE_SEED" --max "$MUTATE_MAX" >"$BUILD/sample.tsv"
+# (selftests/areas: which area's tests judge a mutant, by its file)
 identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" \
-	"$BUILD/select-netkit/selection" "$BUILD/select-tcx/selection" "$KERNEL_SPLAT_RE")
+	"${records[@]}" "$TOP/selftests/areas" "$KERNEL_SPLAT_RE")
 kernel_id=$(sha256sum "$BZ" | cut -c1-16)
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
@@ -144,7 +155,7 @@ guest_loop() {
 		rm -rf "$dir"
 		mkdir -p "$dir/root/etc/netkit-6.1"
 		printf '%s\n' "$KERNEL_SPLAT_RE" >"$dir/root/etc/netkit-6.1/kernel-splat-re"
-		for a in netkit tcx; do
+		for a in "${AREAS[@]}"; do
 			cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
 		done
 		plan=$(python3 "$TOP/scripts/coverage/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
@@ -158,18 +169,20 @@ guest_loop() {
 		echo "$boot" >"$BUILD/boot-$slot.count"
 		done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
 		msg "guest $slot boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
-		# A run directory of run-qemu.sh's (console.log, result, its record
-		# qemu), with the guest's files in EXTRA_ROOT instead of a selection
-		# record. run-qemu.sh fails only when QEMU could not run; how the boot
-		# ended (finished, timeout, boot-timeout) is in $dir/qemu.
-		BOOT_STEP=mutate-boot-$slot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" EXTRA_ROOT="$dir/root" \
+		# The project's one boot path and verdict: a run directory of
+		# run-qemu.sh's (console.log, result, its record qemu) with the
+		# guest's files of $dir/root instead of a selection record, judged
+		# by scripts/verdict.sh in its mode mutate, which hands the boot's
+		# status and console to mutate.py collect for each mutant's verdict
+		# (guests that run at once append to the same results file, under
+		# its lock). run-qemu.sh fails only when QEMU could not run.
+		VERDICT=mutate VERDICT_ARGS="$BUILD/sample.tsv $results" GUEST_ROOT=dir EXTRA_ROOT="$dir/root" \
+			BOOT_STEP=mutate-boot-$slot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" \
 			CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
 			"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
 			die "guest $slot boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
-		# guests that run at once append to the same results file
-		flock "$results.lock" python3 "$TOP/scripts/coverage/mutate.py" collect --sample "$BUILD/sample.tsv" \
-			--results "$results" --dir "$dir" --status "$(run_status "$dir")" --splat-re "$KERNEL_SPLAT_RE" ||
-			die "guest $slot boot $boot: no verdict; see $dir/run-qemu.log, $dir/console.log and $dir/result"
+		"$TOP/scripts/verdict.sh" "$dir" >"$dir/verdict.log" 2>&1 ||
+			die "guest $slot boot $boot: no verdict; see $dir/verdict.log, $dir/console.log and $dir/result"
 		# the last boot's files stay for a look; a boot with a crash is kept
 		# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
 		if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then

@@ -2,26 +2,28 @@
 """mutate: the host side of make mutate (scripts/coverage/mutate-run.sh calls it).
 
     mutate.py sample  --mutants M --nobuild F --info I --seed S --max N > sample.tsv
-    mutate.py tests   --tree TREE --netkit TERMS --tcx TERMS > tests.tsv
+    mutate.py tests   --tree TREE --area NAME=TERMS... > tests.tsv
     mutate.py plan    --sample S --results R --tests T --per-boot K --dir D
     mutate.py collect --sample S --results R --dir D --status STATUS --splat-re RE
     mutate.py report  --sample S --results R --equivalent E [--mutants M] [--title T]
 
 sample: the mutants of one run. Every mutant of mutants.tsv (from
-mutate-gen.py list) gets its area (the tests that judge it: netkit.c
-netkit, tcx.c and sch_ingress.c tcx, the rest both) and a class before
-any boot: nobuild (the schemata build refused it), notexec (no line of
-it ran in make coverage: no line record with a count, or, for lines
-without code, a function that never ran) or run. Then --max of them are
-drawn with --seed: the series' own files (netkit.c, mprog.c, tcx.c)
-first, the hunks in shared files at most a sixth; within each, round
-robin over (file, operator), each group shuffled by the seed. The same
-inputs give the same sample. --max all: every mutant.
+mutate-gen.py list) gets its area (the tests that judge it: the areas
+that list its file in selftests/areas, a file of none every area) and a
+class before any boot: nobuild (the schemata build refused it), notexec
+(no line of it ran in make coverage: no line record with a count, or,
+for lines without code, a function that never ran) or run. Then --max
+of them are drawn with --seed: the series' own files (netkit.c, mprog.c,
+tcx.c) first, the hunks in shared files at most a sixth; within each,
+round robin over (file, operator), each group shuffled by the seed. The
+same inputs give the same sample. --max all: every mutant.
 
-tests: the tests of each area, expanded from the test_progs terms that
-scripts/select-tests.sh gives for T=<area> into single tests (and
-tc_redirect into its subtests, by the RUN_TEST lines of its source), then
-the guest tests; one a line: area, kind (tp, guest), name.
+tests: the tests of each area (one --area NAME=TERMS for each area of
+selftests/areas, TERMS "test_progs terms;guest tests"), expanded from
+the test_progs terms that scripts/select-tests.sh gives for T=<area>
+into single tests (and tc_redirect into its subtests, by the RUN_TEST
+lines of its source), then the guest tests; one a line: area, kind (tp,
+guest), name.
 
 plan: the next boot: up to --per-boot pending mutants (an __init one only
 first, alone: it is selected on the command line) into D/plan, the tests
@@ -62,6 +64,8 @@ import re
 import subprocess
 import sys
 
+import lcov
+
 CORE = ('drivers/net/netkit.c', 'kernel/bpf/mprog.c', 'kernel/bpf/tcx.c')
 # Kernel trouble on the console: collect's --splat-re, the one copy of
 # the pattern being scripts/lib.sh's KERNEL_SPLAT_RE.
@@ -69,11 +73,8 @@ TROUBLE = None
 
 
 def area_of(path):
-    if path == 'drivers/net/netkit.c':
-        return 'netkit'
-    if path in ('kernel/bpf/tcx.c', 'net/sched/sch_ingress.c'):
-        return 'tcx'
-    return 'tcx netkit'
+    """The areas whose tests judge a mutant of path (read_areas)."""
+    return ' '.join(a for a, f in read_areas().items() if path in f.get('files', ())) or every_area()
 
 
 def read_tsv(path):
@@ -88,35 +89,14 @@ def write_tsv(rows, cols, out=sys.stdout):
         out.write('\t'.join(str(r.get(c, '')) for c in cols) + '\n')
 
 
-def read_info(path):
-    """lcov tracefile: {source: ({line: count}, {function: count}, [(first line, function)])}"""
-    data = {}
-    cur = None
-    with open(path) as f:
-        for ln in f:
-            ln = ln.strip()
-            if ln.startswith('SF:'):
-                cur = data.setdefault(ln[3:], ({}, {}, []))
-            elif ln.startswith('DA:') and cur is not None:
-                line, cnt = ln[3:].split(',')[:2]
-                cur[0][int(line)] = cur[0].get(int(line), 0) + int(cnt)
-            elif ln.startswith('FN:') and cur is not None:
-                line, name = ln[3:].split(',', 1)
-                cur[2].append((int(line), name))
-            elif ln.startswith('FNDA:') and cur is not None:
-                cnt, name = ln[5:].split(',', 1)
-                cur[1][name] = cur[1].get(name, 0) + int(cnt)
-    return data
-
-
 def executed(info, path, first, last, func):
-    for src, (lines, funcs, _) in info.items():
+    for src, s in info.items():
         if not src.endswith('/' + path):
             continue
-        counts = [lines[i] for i in range(first, last + 1) if i in lines]
+        counts = [s.lines[i] for i in range(first, last + 1) if i in s.lines]
         if counts:
             return any(c > 0 for c in counts)
-        return funcs.get(func, 0) > 0
+        return s.functions[func] > 0
     return None
 
 
@@ -126,7 +106,7 @@ def cmd_sample(a):
     if os.path.exists(a.nobuild):
         with open(a.nobuild) as f:
             nobuild = {int(x.split()[0]) for x in f if x.strip() and not x.startswith('#')}
-    info = read_info(a.info)
+    info = lcov.read(a.info)
     for m in muts:
         m['area'] = area_of(m['file'])
         mid = int(m['id'])
@@ -167,9 +147,37 @@ def round_robin(muts, n, rng):
     return out
 
 
+# The areas: selftests/areas, their registry (its header says the
+# format), read once: {area: {field: [word, ...]}} in its order.
+AREAS = None
+
+
+def read_areas():
+    global AREAS
+    if AREAS is None:
+        AREAS = {}
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '../../selftests/areas')) as f:
+            for ln in f:
+                w = ln.split('#', 1)[0].split()
+                if len(w) > 1:
+                    AREAS.setdefault(w[0], {})[w[1]] = w[2:]
+    return AREAS
+
+
+def every_area():
+    """The areas of a mutant in a file of no area's: every area, the last
+    of the registry first - tcx's tests before netkit's, the order the
+    verdicts so far (which test killed a shared mutant) were judged in."""
+    return ' '.join(reversed(list(read_areas())))
+
+
 def cmd_tests(a):
     out = []
-    for area, terms in (('netkit', a.netkit), ('tcx', a.tcx)):
+    given = [x.split('=', 1) for x in a.area]
+    if sorted(x[0] for x in given) != sorted(read_areas()) or min(len(x) for x in given) != 2:
+        raise SystemExit(f"mutate: tests wants one --area NAME=TERMS for each area of selftests/areas "
+                         f"({' '.join(read_areas())}), not {a.area}")
+    for area, terms in given:
         tp_terms, guests = terms.split(';')
         tp_dir = os.path.join(a.tree, 'tools/testing/selftests/bpf/prog_tests')
         names = []
@@ -244,7 +252,7 @@ def cmd_plan(a):
     os.makedirs(a.dir, exist_ok=True)
     cmdline = 'rdinit=/mutate-init hung_task_panic=1 softlockup_panic=1'
     if base is None:
-        plan = [('0', '0', 'tcx netkit')]
+        plan = [('0', '0', every_area())]
         order = tests
         limits = {tkey(t): 1800 for t in tests}
     else:
@@ -286,7 +294,7 @@ def cmd_plan(a):
         for t in order:
             f.write(f"{t['area']} {t['kind']} {t['name']} {limits[tkey(t)]}\n")
     # the boot's limit: every planned mutant surviving every test
-    per = {area: sum(limits[tkey(t)] for t in tests if t['area'] == area) for area in ('netkit', 'tcx')}
+    per = {area: sum(limits[tkey(t)] for t in tests if t['area'] == area) for area in read_areas()}
     timeout = 120 + sum(sum(per[x] for x in p[2].split()) for p in plan)
     print(f'{cmdline}\t{timeout}')
 
@@ -345,7 +353,7 @@ def cmd_collect(a):
         # started, never finished: the kernel died or the run's limit hit
         running = None
         names_done = [t[0] for t in tests_done]
-        area = sample.get(sid, {}).get('area', 'tcx netkit').split() if mid else ['tcx', 'netkit']
+        area = (sample.get(sid, {}).get('area', every_area()) if mid else every_area()).split()
         for ar in area:
             for t in order:
                 if t[0] == ar and f'{t[0]}:{t[2]}' not in names_done:
@@ -499,8 +507,7 @@ def main():
     p.add_argument('--max', default='200')
     p = sub.add_parser('tests')
     p.add_argument('--tree', required=True)
-    p.add_argument('--netkit', required=True)
-    p.add_argument('--tcx', required=True)
+    p.add_argument('--area', action='append', required=True, metavar='NAME=TERMS')
     p = sub.add_parser('plan')
     p.add_argument('--sample', required=True)
     p.add_argument('--results', required=True)

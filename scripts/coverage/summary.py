@@ -28,31 +28,12 @@ import re
 import subprocess
 import sys
 
+import lcov
 import serieslines
 
 UNRUN_REQUIRED = ('drivers/net/netkit.c', 'kernel/bpf/mprog.c', 'kernel/bpf/tcx.c')
 CLASSES = ('unreachable', 'fault', 'test')
 HEADERS = ('include/linux/bpf_mprog.h', 'include/net/tcx.h', 'include/net/netkit.h')
-
-
-def read_info(path):
-    files = {}
-    cur = None
-    with open(path) as f:
-        for ln in f:
-            ln = ln.strip()
-            if ln.startswith('SF:'):
-                cur = files.setdefault(ln[3:], {'da': collections.Counter(), 'br': {}, 'has': set()})
-            elif ln.startswith('DA:'):
-                line, cnt = ln[3:].split(',')[:2]
-                cur['da'][int(line)] += int(cnt)
-                cur['has'].add(int(line))
-            elif ln.startswith('BRDA:'):
-                line, block, branch, taken = ln[5:].split(',')
-                k = (int(line), block, branch)
-                t = 0 if taken == '-' else int(taken)
-                cur['br'][k] = cur['br'].get(k, 0) + t
-    return files
 
 
 def added_lines(tree, path):
@@ -73,7 +54,7 @@ def main():
     ap.add_argument('--unrun', required=True)
     ap.add_argument('--new', required=True)
     a = ap.parse_args()
-    info = read_info(a.info)
+    info = lcov.read(a.info)
     rows = []
     with open(a.objects) as f:
         for ln in f:
@@ -91,18 +72,18 @@ def main():
         if d is None:
             w(f'| {path} | {mode} | no data | | | | | |\n')
             continue
-        lines = set(d['has'])
+        lines = set(d.lines)
         if mode == 'added':
             lines &= added_lines(a.tree, path)
-        hit = sum(1 for i in lines if d['da'][i] > 0)
-        br = [k for k in d['br'] if k[0] in lines]
-        taken = sum(1 for k in br if d['br'][k] > 0)
+        hit = sum(1 for i in lines if d.lines[i] > 0)
+        br = [k for k in d.branches if k[0] in lines]
+        taken = sum(1 for k in br if d.branches[k] > 0)
         label = {'all': 'every line', 'added': 'lines the series adds',
                  'inline': 'inline functions, all objects'}[mode]
         w(f'| {path} | {label} | {hit} | {len(lines)} | {pct(hit, len(lines))} | '
           f'{taken} | {len(br)} | {pct(taken, len(br))} |\n')
         if path in UNRUN_REQUIRED:
-            unrun[path] = sorted(i for i in lines if d['da'][i] == 0)
+            unrun[path] = sorted(i for i in lines if d.lines[i] == 0)
     # the explanations
     entries = []
     with open(a.unrun) as f:
