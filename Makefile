@@ -98,12 +98,13 @@ $(error KCONFIG must be test or debian, not '$(KCONFIG)')
 endif
 
 # ARCH: the target architecture. x86_64 (the default) builds and boots
-# natively. arm64 cross-builds the same test kernel (plus
-# configs/arm64.config), selftests and initramfs with Debian's aarch64 tool
-# chain and boots them under qemu-system-aarch64's virt machine (TCG,
-# -cpu max); make deps ARCH=arm64 installs the tool chain, QEMU and the
+# natively. arm64 and s390x cross-build the same test kernel (plus
+# configs/<arch>.config), selftests and initramfs with Debian's cross tool
+# chain and boot them under TCG: qemu-system-aarch64's virt machine (-cpu
+# max) or qemu-system-s390x's s390-ccw-virtio (big-endian: the BPF objects
+# are bpfeb). make deps ARCH=<arch> installs the tool chain, QEMU and the
 # target's -dev packages and unpacks the target's userland (busybox, ip,
-# tc, their libraries) into NETKIT_CACHE/arm64/sysroot. It builds in a
+# tc, their libraries) into NETKIT_CACHE/<arch>/sysroot. It builds in a
 # tree of its own, a worktree of TREE at the applied series (the selftests
 # build in the tree; make apply still applies to TREE), and in a BUILD of
 # its own. Only the pipeline and the test kernel: not with CUT=, DEBUG=
@@ -111,7 +112,7 @@ endif
 ARCH ?= x86_64
 SERIES_TREE := $(TREE)
 ifeq ($(ARCH),x86_64)
-else ifeq ($(ARCH),arm64)
+else ifneq ($(filter $(ARCH),arm64 s390x),)
 ifneq ($(CUT)$(DEBUG)$(filter-out test,$(KCONFIG)),)
 $(error ARCH=$(ARCH) runs the whole series on the test config: not with CUT=, DEBUG= or KCONFIG=debian)
 endif
@@ -122,11 +123,11 @@ endif
 ARCH_TREE ?= $(NETKIT_CACHE)/$(ARCH)/linux
 override TREE := $(ARCH_TREE)
 BUILD := $(NETKIT_CACHE)/build-$(ARCH)
-# aarch64 under TCG on an x86 host runs slower than x86_64 does.
+# aarch64 and s390x under TCG on an x86 host run slower than x86_64 does.
 TIMEOUT := 1800
 BOOT_TIMEOUT := 120
 else
-$(error ARCH must be x86_64 or arm64, not '$(ARCH)')
+$(error ARCH must be x86_64, arm64 or s390x, not '$(ARCH)')
 endif
 
 # RUN_DIR, a run's directory (its selection record, console, the guest's
@@ -215,8 +216,8 @@ help:
 	@echo
 	@echo 'Variables (current value):'
 	@echo '  NETKIT_CACHE  $(NETKIT_CACHE)'
-	@echo '  ARCH          $(ARCH)   (x86_64 or arm64: cross-built, booted under qemu-system-aarch64;'
-	@echo '                arm64 has the pipeline only, in its own TREE and BUILD; make deps ARCH=arm64 first)'
+	@echo '  ARCH          $(ARCH)   (x86_64, arm64 or s390x: cross-built, booted under qemu-system-aarch64'
+	@echo '                or -s390x; the pipeline only, in its own TREE and BUILD; make deps ARCH=<arch> first)'
 	@echo '  TREE          $(TREE)'
 	@echo '  BUILD         $(BUILD)   (logs in BUILD/logs)'
 	@echo "  RUN_DIR       $$(. scripts/lib.sh && echo "$$RUN_DIR")   (the run: selection, console.log, result, qemu)"

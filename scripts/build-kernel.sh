@@ -42,8 +42,9 @@ OTHER_FRAGMENTS=(debug.config mainline.config coverage.config mutate.config)
 # What a target architecture other than x86_64 needs on top of the test
 # kernel's fragments, last so that it overrides what is x86's in them
 # (configs/arm64.config: QEMU's virt machine, its console and result
-# port; no ACPI, no 8250). x86_64 has none.
-declare -A ARCH_FRAGMENTS=([arm64]=arm64.config)
+# port; no ACPI, no 8250; configs/s390x.config: the s390-ccw-virtio
+# machine's). x86_64 has none.
+declare -A ARCH_FRAGMENTS=([arm64]=arm64.config [s390x]=s390x.config)
 # Not this script's: make check-arches' fragment, on each architecture's
 # defconfig (scripts/slow/check-arches.sh).
 ARCHES_FRAGMENTS=(arches.config)

@@ -148,10 +148,7 @@ fi
 # Every program the guest runs is the target's.
 for f in test_progs tools/sbin/bpftool; do
 	machine=$(readelf -h "$SELFTESTS/$f" | sed -n 's/^ *Machine: *//p')
-	case $ARCH:$machine in
-	x86_64:*X86-64* | arm64:*AArch64*) ;;
-	*) die "$SELFTESTS/$f is built for '$machine', not $ARCH" ;;
-	esac
+	[[ $machine == *"$ARCH_ELF"* ]] || die "$SELFTESTS/$f is built for '$machine', not $ARCH"
 done
 printf '%s\n' "$btf_hash" >"$BUILT_BTF"
 printf '%s\n' "$inputs" >"$BUILT_FOR"

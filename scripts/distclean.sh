@@ -3,8 +3,8 @@
 # tree, the worktrees the series is applied in and make mutate's, the build
 # directories (the normal one, DEBUG=1's, KCONFIG=debian's,
 # check-configs', check-arches', the cut's, the base's of make regress,
-# make coverage's and make mutate's, ARCH=arm64's with its worktree and
-# sysroot) and the ccache - one known path at a time,
+# make coverage's and make mutate's, ARCH=arm64's and ARCH=s390x's with
+# their worktrees and sysroots) and the ccache - one known path at a time,
 # never the directory wholesale.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -18,7 +18,7 @@ for d in "$BUILD" "$NETKIT_CACHE/build-debug" "$NETKIT_CACHE/build-debian" \
 	"$NETKIT_CACHE/check-configs" "${ARCHES_OUT:-$NETKIT_CACHE/arches}" "$NETKIT_CACHE/cut" "$NETKIT_CACHE/cut-netkit" "$NETKIT_CACHE/base" \
 	"$NETKIT_CACHE/am-worktree" "${COV_BUILD:-$NETKIT_CACHE/build-coverage}" \
 	"${MUT_BUILD:-$NETKIT_CACHE/build-mutate}" "${MUT_TREE:-$NETKIT_CACHE/mutate/linux}" \
-	"$NETKIT_CACHE/build-arm64" "$NETKIT_CACHE/arm64" \
+	"$NETKIT_CACHE/build-arm64" "$NETKIT_CACHE/arm64" "$NETKIT_CACHE/build-s390x" "$NETKIT_CACHE/s390x" \
 	"$TREE" "$NETKIT_CACHE/ccache"; do
 	[ -e "$d" ] || continue
 	msg "removing $d"

@@ -120,10 +120,7 @@ initramfs_sysroot_libs() {
 	local root=$1 elf dir lib n interp found machine want info
 	local -a queue needed missing=() dirs=("lib/$ARCH_TRIPLET" "usr/lib/$ARCH_TRIPLET" lib usr/lib)
 	local -A seen=()
-	case $ARCH in
-	arm64) want=AArch64 ;;
-	*) die "initramfs_sysroot_libs: no ELF machine known for ARCH=$ARCH" ;;
-	esac
+	want=$ARCH_ELF
 	mapfile -d '' -t queue < <(find "$root" -type f ! -name '*.ko' ! -name '*.bpf.o' -print0)
 	while [ "${#queue[@]}" -ne 0 ]; do
 		elf=${queue[0]}

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# deps [bench|debian|coverage|arches|arm64]: install the Debian packages
-# the pipeline needs (or, with "bench", "debian", "coverage" or "arches",
-# what make bench, make deb-install-test, make coverage or make
-# check-arches needs on top; with "arm64", what the pipeline needs on top
-# for ARCH=arm64), nothing else. Only packages that are missing are
+# deps [bench|debian|coverage|arches|arm64|s390x]: install the Debian
+# packages the pipeline needs (or, with "bench", "debian", "coverage" or
+# "arches", what make bench, make deb-install-test, make coverage or make
+# check-arches needs on top; with "arm64" or "s390x", what the pipeline
+# needs on top for that ARCH), nothing else. Only packages that are missing are
 # installed; without apt-get, or without root/sudo, the missing packages
 # are named and the step fails.
 #
-# arm64: Debian's aarch64 cross tool chain and qemu-system-arm on the
-# host; the target's -dev packages that the selftests link against
+# arm64, s390x: Debian's cross tool chain for it and its QEMU
+# (qemu-system-arm, qemu-system-misc) on the host; the target's -dev packages that the selftests link against
 # (libelf, zlib, libzstd, libcap, libssl for sign-file) as multiarch
-# packages next to the host's (dpkg --add-architecture arm64; apt then
+# packages next to the host's (dpkg --add-architecture <arch>; apt then
 # brings the host's copies of the same libraries to the same version, as
 # multiarch requires); and the target's userland for the guest - busybox,
 # dash, bash, ip, tc, ethtool, iptables and the libraries they and the
@@ -70,13 +70,14 @@ arches)
 		gcc-s390x-linux-gnu libc6-dev-s390x-cross
 	)
 	;;
-arm64)
-	# lib.sh's facts of the target (ARCH_SYSROOT, ARCH_DEB) are ARCH's.
-	[ "$ARCH" = arm64 ] || exec env ARCH=arm64 "$0" arm64
-	name=arm64-deps
-	FOREIGN_ARCH=arm64
-	PACKAGES=(gcc-aarch64-linux-gnu qemu-system-arm
-		libelf-dev:arm64 zlib1g-dev:arm64 libzstd-dev:arm64 libcap-dev:arm64 libssl-dev:arm64)
+arm64 | s390x)
+	# lib.sh's facts of the target (ARCH_SYSROOT, ARCH_DEB, ARCH_CC,
+	# ARCH_QEMU_PKG) are ARCH's.
+	[ "$ARCH" = "$1" ] || exec env ARCH="$1" "$0" "$1"
+	name=$ARCH-deps
+	FOREIGN_ARCH=$ARCH_DEB
+	dev=(libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev)
+	PACKAGES=("gcc-$ARCH_TRIPLET" "$ARCH_QEMU_PKG" "${dev[@]/%/:$ARCH_DEB}")
 	# The guest's userland, unpacked into the sysroot: the programs, then
 	# every library their ELF NEEDED entries name (closed by hand:
 	# scripts/make-initramfs.sh stops naming a soname that the sysroot
@@ -86,7 +87,7 @@ arm64)
 		libc6 libgcc-s1 libelf1 zlib1g libzstd1 libmnl0 libcap2 libbpf1 libbsd0 libmd0
 		libxtables12 libip4tc2 libip6tc2 libnetfilter-conntrack3 libnfnetlink0 libtinfo6 libssl3)
 	;;
-*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arches|arm64]" ;;
+*) die "usage: install-deps.sh [pipeline|bench|debian|coverage|arches|arm64|s390x]" ;;
 esac
 
 step "$name"

@@ -24,9 +24,10 @@ die() {
 }
 
 # The target architecture, the Makefile's ARCH: x86_64 (the default, built
-# and booted natively) or arm64 (cross-built with Debian's aarch64 tool
-# chain, its userland from Debian's arm64 packages unpacked into a
-# sysroot, booted under qemu-system-aarch64). What differs per
+# and booted natively), arm64 or s390x (cross-built with Debian's cross
+# tool chain, the userland from Debian's packages of that architecture
+# unpacked into a sysroot, booted under qemu-system-aarch64 or
+# qemu-system-s390x; s390x is big-endian). What differs per
 # architecture is said here, once:
 #   ARCH_KBUILD    kbuild's ARCH
 #   ARCH_SRC       the tree's arch/ directory (SRCARCH)
@@ -40,20 +41,26 @@ die() {
 #                  result file; netkit.report= on the command line)
 #   ARCH_SYSROOT   where the target's Debian packages are unpacked (empty:
 #                  the host's own files are the target's)
+#   ARCH_ELF       what readelf -h says of the target's Machine
 : "${ARCH:=x86_64}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 case $ARCH in
 x86_64)
 	ARCH_KBUILD=x86_64 ARCH_SRC=x86 ARCH_CROSS='' ARCH_TRIPLET=x86_64-linux-gnu ARCH_DEB=amd64
 	ARCH_IMAGE=arch/x86/boot/bzImage ARCH_QEMU=qemu-system-x86_64 ARCH_QEMU_PKG=qemu-system-x86
-	ARCH_CONSOLE=ttyS0 ARCH_REPORT=/dev/ttyS1 ARCH_SYSROOT=''
+	ARCH_CONSOLE=ttyS0 ARCH_REPORT=/dev/ttyS1 ARCH_SYSROOT='' ARCH_ELF=X86-64
 	;;
 arm64)
 	ARCH_KBUILD=arm64 ARCH_SRC=arm64 ARCH_CROSS=aarch64-linux-gnu- ARCH_TRIPLET=aarch64-linux-gnu ARCH_DEB=arm64
 	ARCH_IMAGE=arch/arm64/boot/Image ARCH_QEMU=qemu-system-aarch64 ARCH_QEMU_PKG=qemu-system-arm
-	ARCH_CONSOLE=ttyAMA0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/arm64/sysroot
+	ARCH_CONSOLE=ttyAMA0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/arm64/sysroot ARCH_ELF=AArch64
 	;;
-*) die "ARCH must be x86_64 or arm64, not '$ARCH'" ;;
+s390x)
+	ARCH_KBUILD=s390 ARCH_SRC=s390 ARCH_CROSS=s390x-linux-gnu- ARCH_TRIPLET=s390x-linux-gnu ARCH_DEB=s390x
+	ARCH_IMAGE=arch/s390/boot/bzImage ARCH_QEMU=qemu-system-s390x ARCH_QEMU_PKG=qemu-system-misc
+	ARCH_CONSOLE=ttysclp0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/s390x/sysroot ARCH_ELF='IBM S/390'
+	;;
+*) die "ARCH must be x86_64, arm64 or s390x, not '$ARCH'" ;;
 esac
 # shellcheck disable=SC2034 # used by the scripts that source this file
 ARCH_CC=${ARCH_CROSS}gcc

@@ -11,9 +11,9 @@
 #                guest only), carried into the guest as
 #                /etc/netkit-6.1/selection as it is
 #   console.log  the guest's console (ttyS0; ARCH=arm64: ttyAMA0, virt's
-#                PL011; CONSOLE moves it)
+#                PL011; s390x: ttysclp0; CONSOLE moves it)
 #   result       what the guest reported on its second serial port (ttyS1;
-#                ARCH=arm64: a virtio console, hvc0, as virt has one UART;
+#                ARCH=arm64 and s390x: a virtio console, hvc0;
 #                RESULT moves it)
 #   qemu         this script's record, one name=value per line: status
 #                (finished, timeout, boot-timeout, stuck), qemu_rc, booted
@@ -58,7 +58,9 @@
 # ARCH (lib.sh) chooses the QEMU binary, the machine, the kernel image and
 # the two ports: x86_64 qemu-system-x86_64's default machine, bzImage,
 # two 8250 UARTs; arm64 qemu-system-aarch64 -M virt (TCG only), Image,
-# the PL011 and a virtio console on virtio-mmio.
+# the PL011 and a virtio console on virtio-mmio; s390x qemu-system-s390x
+# -M s390-ccw-virtio (TCG only), bzImage, the SCLP console and a virtio
+# console on virtio-ccw.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -122,6 +124,14 @@ arm64)
 	# shellcheck disable=SC2054 # QEMU's option values have commas
 	ports=(-serial "file:$CONSOLE" -chardev "file,id=result,path=$RESULT"
 		-device virtio-serial-device -device virtconsole,chardev=result)
+	;;
+s390x)
+	# The first -serial is the SCLP VT220 console (ttysclp0); the
+	# result port is a virtio console on the channel subsystem.
+	machine=(-M s390-ccw-virtio)
+	# shellcheck disable=SC2054 # QEMU's option values have commas
+	ports=(-serial "file:$CONSOLE" -chardev "file,id=result,path=$RESULT"
+		-device virtio-serial-ccw -device virtconsole,chardev=result)
 	;;
 esac
 
