@@ -70,8 +70,18 @@ fi
 
 STMAKE=(submake -C "$SELFTESTS" -j"$JOBS" VMLINUX_BTF="$BTF_FILE" KDIR="$KBUILD_OUT")
 cross=()
+tcc=("$ARCH_CC")
 if [ -n "$ARCH_CROSS" ]; then
-	cross=(ARCH="$ARCH_KBUILD" CROSS_COMPILE="$ARCH_CROSS" CLANG="clang --target=$ARCH_TRIPLET")
+	# The target's -dev packages are in the sysroot of make deps
+	# ARCH=<arch> (not installed): its headers before the host's, its
+	# libraries to link against.
+	sr=$ARCH_SYSROOT
+	[ -f "$sr/usr/include/libelf.h" ] || die "no libelf.h in $sr; run: make deps ARCH=$ARCH"
+	# shellcheck disable=SC2054 # the linker option has commas
+	tcc+=(-isystem "$sr/usr/include/$ARCH_TRIPLET" -isystem "$sr/usr/include"
+		-L"$sr/usr/lib/$ARCH_TRIPLET" -L"$sr/lib/$ARCH_TRIPLET"
+		-Wl,-rpath-link,"$sr/usr/lib/$ARCH_TRIPLET:$sr/lib/$ARCH_TRIPLET")
+	cross=(ARCH="$ARCH_KBUILD" CROSS_COMPILE="$ARCH_CROSS" CC="${tcc[*]}" CLANG="clang --target=$ARCH_TRIPLET")
 	STMAKE+=("${cross[@]}")
 fi
 # The project's helpers need the series' uapi; the base tree of make
@@ -98,20 +108,19 @@ rm -f "$BUILT_FOR"
 rm -rf "$BUILD/guest" "$BUILD/guest-lib"
 mkdir -p "$BUILD/guest"
 CFLAGS=(-O2 -Wall -Wextra -Werror -I "$KBUILD_OUT/usr/include")
-CC=$ARCH_CC
 libs=()
 if [ "${#helpers[@]}" -ne 0 ]; then
 	mkdir -p "$BUILD/guest-lib"
 	objs=()
 	for src in "$TOP"/selftests/lib/*.c; do
 		objs+=("$BUILD/guest-lib/$(basename "$src" .c).o")
-		run_logged "$LOG" "$CC" "${CFLAGS[@]}" -c -o "${objs[-1]}" "$src"
+		run_logged "$LOG" "${tcc[@]}" "${CFLAGS[@]}" -c -o "${objs[-1]}" "$src"
 	done
 	libs=("$BUILD/guest-lib/libnetkit.a")
 	run_logged "$LOG" "${ARCH_CROSS}ar" rcs "${libs[0]}" "${objs[@]}"
 fi
 for src in "${helpers[@]}"; do
-	run_logged "$LOG" "$CC" "${CFLAGS[@]}" -static \
+	run_logged "$LOG" "${tcc[@]}" "${CFLAGS[@]}" -static \
 		-o "$BUILD/guest/$(basename "$src" .c)" "$src" "${libs[@]}"
 done
 if [ "${#keep_h[@]}" -ne 0 ]; then

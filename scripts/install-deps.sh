@@ -7,16 +7,21 @@
 # installed; without apt-get, or without root/sudo, the missing packages
 # are named and the step fails.
 #
-# arm64, s390x: Debian's cross tool chain for it and its QEMU
-# (qemu-system-arm, qemu-system-misc) on the host; the target's -dev packages that the selftests link against
-# (libelf, zlib, libzstd, libcap, libssl for sign-file) as multiarch
-# packages next to the host's (dpkg --add-architecture <arch>; apt then
-# brings the host's copies of the same libraries to the same version, as
-# multiarch requires); and the target's userland for the guest - busybox,
-# dash, bash, ip, tc, ethtool, iptables and the libraries they and the
-# selftests need at run time - never installed: downloaded with apt-get
-# download and unpacked with dpkg -x into a sysroot (lib.sh's
-# ARCH_SYSROOT), which scripts/make-initramfs.sh copies from.
+# arm64, s390x: Debian's cross tool chain for it (gcc and the C
+# library's -cross packages) and its QEMU (qemu-system-arm,
+# qemu-system-misc) on the host; everything else of the target is never
+# installed: downloaded with apt-get download (the architecture added to
+# dpkg's and apt's lists, dpkg --add-architecture) and unpacked with dpkg
+# -x into a sysroot (lib.sh's ARCH_SYSROOT) - the -dev packages the
+# selftests link against (libelf, zlib, libzstd, libcap, libssl for
+# sign-file; scripts/build-selftests.sh points the target's compiler
+# there) and the guest's userland (busybox, dash, bash, ip, tc, ethtool,
+# iptables and the libraries they and the selftests need at run time;
+# scripts/make-initramfs.sh copies from there). Installing the -dev
+# packages as multiarch packages would need the host's copies of the
+# same libraries at the very same version, which Debian's security
+# archive does not give for every architecture (bookworm-security has
+# no s390x), and would change the host's packages.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -76,14 +81,14 @@ arm64 | s390x)
 	[ "$ARCH" = "$1" ] || exec env ARCH="$1" "$0" "$1"
 	name=$ARCH-deps
 	FOREIGN_ARCH=$ARCH_DEB
-	dev=(libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev)
-	PACKAGES=("gcc-$ARCH_TRIPLET" "$ARCH_QEMU_PKG" "${dev[@]/%/:$ARCH_DEB}")
+	PACKAGES=("gcc-$ARCH_TRIPLET" "libc6-dev-$ARCH_DEB-cross" "$ARCH_QEMU_PKG")
 	# The guest's userland, unpacked into the sysroot: the programs, then
 	# every library their ELF NEEDED entries name (closed by hand:
 	# scripts/make-initramfs.sh stops naming a soname that the sysroot
 	# lacks), libgcc_s (glibc dlopen()s it for pthread_exit) and libssl3
 	# (libcrypto, for the selftests' sign-file).
-	SYSROOT_PACKAGES=(busybox-static dash bash iproute2 ethtool iptables
+	SYSROOT_PACKAGES=(libelf-dev zlib1g-dev libzstd-dev libcap-dev libssl-dev
+		busybox-static dash bash iproute2 ethtool iptables
 		libc6 libgcc-s1 libelf1 zlib1g libzstd1 libmnl0 libcap2 libbpf1 libbsd0 libmd0
 		libxtables12 libip4tc2 libip6tc2 libnetfilter-conntrack3 libnfnetlink0 libtinfo6 libssl3)
 	;;
@@ -148,6 +153,11 @@ if [ -n "${SYSROOT_PACKAGES[*]-}" ]; then
 		for f in "$debs"/*.deb; do
 			run_logged "$LOG" dpkg-deb -x "$f" "$sysroot"
 		done
+		# A package's absolute link (libz.so -> /lib/<triplet>/...)
+		# points into the sysroot, not into the host.
+		while IFS= read -r -d '' l; do
+			ln -sfn "$sysroot$(readlink "$l")" "$l"
+		done < <(find "$sysroot" -type l -lname '/*' -print0)
 		printf '%s\n' "$files" >"$sysroot/.netkit-6.1-debs"
 		printf '%s\n' "$want" >"$sysroot/.netkit-6.1-packages"
 		note+="; ${#pkgs[@]} packages unpacked into $sysroot"
