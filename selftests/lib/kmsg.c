@@ -101,8 +101,8 @@ static const char *const dumps_on_failure[] = {
 };
 
 /*
- * The lines of a dump_stack() (x86-64 and arm64, 6.1) other than its
- * frames; arm64 writes "Call trace:".
+ * The lines of a dump_stack() (x86-64, arm64 and s390, 6.1) other than
+ * its frames; arm64 writes "Call trace:".
  */
 static const char *const dump_prefix[] = {
 	"CPU: ", "Hardware name: ", "Workqueue: ", "Call Trace:", "Call trace:",
@@ -290,8 +290,15 @@ static void kmsg_line(struct nk_kmsg *k, const char *s, int level)
 		km_finish(k, 1);
 		return;
 	}
-	if (s[0] != ' ' || f[0] == '?' || f[0] == '<')
+	if (s[0] != ' ' || f[0] == '?' || f[0] == '<' || f[0] == '(')
 		return;
+	/* s390 puts the address first: " [<0000000000abcdef>] name+off/len". */
+	if (!strncmp(f, "[<", 2)) {
+		f = strstr(f, ">] ");
+		if (!f)
+			return;
+		f += 3;
+	}
 	n = strcspn(f, "+ ");
 	if (n >= sizeof(k->frames[0]))
 		n = sizeof(k->frames[0]) - 1;
@@ -306,6 +313,15 @@ static void kmsg_line(struct nk_kmsg *k, const char *s, int level)
 	 * (ret_from_fork).
 	 */
 	if (!strncmp(f, "el0t_64_sync+", 13) || !strncmp(f, "ret_from_fork+", 14))
+		km_finish(k, 1);
+#endif
+#ifdef __s390x__
+	/*
+	 * Nor does s390: its last frame is the entry from user space
+	 * (system_call) or a kernel thread's first (ret_from_fork); an
+	 * unreliable frame is in parentheses.
+	 */
+	if (!strncmp(f, "system_call+", 12) || !strncmp(f, "ret_from_fork+", 14))
 		km_finish(k, 1);
 #endif
 }
