@@ -12,9 +12,13 @@
 # ok" line, the bench guest's exit status 2) fails qemu-test and the
 # bench, naming the exit status.
 #
-# The planted guest is a stand-in for qemu-system-x86_64 first on PATH: it
-# writes what FAKE_CONSOLE and FAKE_RESULT hold to the two serial ports
-# QEMU would have opened, then hangs (FAKE_HANG=1) or exits. Everything
+# make qemu-test's boot step is also run for ARCH=arm64 and ARCH=s390x
+# (their QEMU, machine and ports; the oops in that architecture's words).
+#
+# The planted guest is a stand-in for qemu-system-x86_64 (and -aarch64,
+# -s390x) first on PATH: it writes what FAKE_CONSOLE and FAKE_RESULT hold
+# to the two ports QEMU would have opened (two -serial files, or a
+# -serial file and a file -chardev), then hangs (FAKE_HANG=1) or exits. Everything
 # lives in a temporary BUILD; no kernel is built or booted. The applied
 # tree (make apply) is needed for select-tests.sh.
 set -euo pipefail
@@ -32,10 +36,14 @@ fakebin=$work/bin
 mkdir -p "$fakebin"
 cat >"$fakebin/qemu-system-x86_64" <<'EOF'
 #!/usr/bin/env bash
-# A stand-in for QEMU: the two -serial file: ports get the planted text.
+# A stand-in for QEMU: the console and the result port (-serial file:
+# ports, or a file -chardev) get the planted text.
 ports=()
 while [ $# -gt 0 ]; do
-	if [ "$1" = -serial ]; then ports+=("${2#file:}"); shift; fi
+	case $1 in
+	-serial) ports+=("${2#file:}"); shift ;;
+	-chardev) [[ $2 != file,*path=* ]] || ports+=("${2##*path=}"); shift ;;
+	esac
 	shift
 done
 printf '%b' "${FAKE_CONSOLE:-}" >>"${ports[0]}"
@@ -43,11 +51,15 @@ printf '%b' "${FAKE_RESULT:-}" >>"${ports[1]}"
 [ "${FAKE_HANG:-}" != 1 ] || exec sleep 600
 EOF
 chmod +x "$fakebin/qemu-system-x86_64"
+ln -s qemu-system-x86_64 "$fakebin/qemu-system-aarch64"
+ln -s qemu-system-x86_64 "$fakebin/qemu-system-s390x"
 
 B=$work/build
 K=$B/kernel
-mkdir -p "$K/arch/x86/boot" "$K/include/config" "$B/bench" "$B/guest" "$B/deb"
-echo 'not a kernel' >"$K/arch/x86/boot/bzImage"
+mkdir -p "$K/arch/x86/boot" "$K/arch/arm64/boot" "$K/arch/s390/boot" "$K/include/config" "$B/bench" "$B/guest" "$B/deb"
+for i in x86/boot/bzImage arm64/boot/Image s390/boot/bzImage; do
+	echo 'not a kernel' >"$K/arch/$i"
+done
 printf 'CONFIG_NETKIT=y\nCONFIG_NET_XGRESS=y\n' >"$K/.config"
 echo '6.1.0-check' >"$K/include/config/kernel.release"
 echo 'not an initramfs' >"$B/initramfs.cpio"
@@ -64,15 +76,23 @@ mke2fs -q -t ext4 -L netkit-root -d "$work/rootfs" "$work/rootfs.img" 8M >/dev/n
 
 ts='[    3.141592]'
 oops="$ts BUG: kernel NULL pointer dereference, address: 0000000000000000\n$ts Oops: 0000 [#1] PREEMPT SMP\n"
+# The same fault in arm64's and s390's words (the second line is what
+# each must be named by).
+declare -A arch_oops=(
+	[arm64]="$ts Unable to handle kernel NULL pointer dereference at virtual address 0000000000000000\n$ts Internal error: Oops: 0000000096000005 [#1] PREEMPT SMP\n"
+	[s390x]="$ts Unable to handle kernel pointer dereference in virtual kernel address space\n$ts Oops: 0004 ilc:3 [#1] SMP\n"
+)
+declare -A oops_name=([arm64]='Internal error: Oops: ' [s390x]='Oops: 0004 ilc:3')
 
 # boot KIND HANG: the boot step of KIND with the planted guest; its output
 # in $work/KIND-HANG.out, its exit status returned.
 boot() {
-	local kind=$1 hang=$2 out=$work/$1-$2.out rc=0
+	local kind=$1 hang=$2 out=$work/$1-$2.out rc=0 arch=x86_64 oops=$oops
+	case $kind in qemu-test-*) arch=${kind#qemu-test-} oops=${arch_oops[$arch]} ;; esac
 	local -a env=(PATH="$fakebin:$PATH" BUILD="$B" RUN_DIR="$work/run-$kind-$hang" FAKE_HANG="$hang"
-		T="" GUEST_MODE=auto CUT="" KCONFIG=test DEBUG="" ACCEL=tcg QEMU_CPU=max TCG_OPTS="" SMP=2 MEM=2G)
+		T="" GUEST_MODE=auto CUT="" KCONFIG=test DEBUG="" ACCEL=tcg QEMU_CPU=max TCG_OPTS="" SMP=2 MEM=2G ARCH="$arch")
 	case $kind in
-	qemu-test)
+	qemu-test | qemu-test-*)
 		if [ "$hang" = 1 ]; then
 			env+=(FAKE_CONSOLE="\nnetkit-6.1 guest: Linux 6.1.0-check\n$oops")
 		elif [ "$hang" = 2 ]; then
@@ -128,16 +148,18 @@ boot() {
 }
 
 failed=()
-for kind in qemu-test debian bench regress; do
+for kind in qemu-test qemu-test-arm64 qemu-test-s390x debian bench regress; do
+	name='BUG: kernel NULL pointer dereference'
+	case $kind in qemu-test-*) name=${oops_name[${kind#qemu-test-}]} ;; esac
 	if boot "$kind" 1; then
 		failed+=("$kind: the planted hang with an oops passed ($work/$kind-1.out)")
-	elif ! grep -q 'timeout: ' "$work/$kind-1.out" || ! grep -q 'BUG: kernel NULL pointer dereference' "$work/$kind-1.out"; then
+	elif ! grep -q 'timeout: ' "$work/$kind-1.out" || ! grep -qF "$name" "$work/$kind-1.out"; then
 		failed+=("$kind: failed without naming both the timeout and the oops:"$'\n'"$(tail -n 20 "$work/$kind-1.out")")
 	else
 		msg "$kind: a hang after an oops fails, naming both ($(grep -c . "$work/$kind-1.out") lines of output)"
 	fi
 	case $kind in
-	qemu-test) quiet='guest test netkit_stats failed (exit 1)' ;;
+	qemu-test | qemu-test-*) quiet='guest test netkit_stats failed (exit 1)' ;;
 	bench) quiet='the bench guest exited with status 2' ;;
 	*) quiet='' ;;
 	esac
@@ -161,4 +183,4 @@ if [ "${#failed[@]}" -ne 0 ]; then
 	trap - EXIT
 	die "check-verdict failed; outputs kept in $work"
 fi
-step_done "qemu-test, a Debian stage, the bench and make regress: a hang after an oops fails each, naming both"
+step_done "qemu-test (x86_64, arm64, s390x), a Debian stage, the bench and make regress: a hang after an oops fails each, naming both"
