@@ -298,6 +298,7 @@ check: apply
 	@scripts/series/check-uapi.sh
 	@scripts/lint.sh
 	@scripts/check-verdict.sh
+	@python3 scripts/coverage/mutate.py selftest
 	@scripts/check-docs.sh
 
 check-bisect: kernel
