@@ -77,8 +77,9 @@ if [ "${MUTATE_DEBUG:-}" = 1 ]; then
 	# not a panic: the test that caused it is named); the gate: DEBUG=1's
 	mut_cmdline='kmemleak=on'
 	gate_env=(CMDLINE="${CMDLINE:+$CMDLINE }panic_on_warn=1 kmemleak=on" TIMEOUT=3600 BOOT_TIMEOUT=180)
+	gate_debug=1
 else
-	kind=test mut_cmdline='' gate_env=()
+	kind=test mut_cmdline='' gate_env=() gate_debug=''
 fi
 
 step mutate-run
@@ -153,8 +154,10 @@ if [ ! -f "$results" ]; then
 	# The gate: make qemu-test on the schemata kernel, no mutant selected.
 	gate=$BUILD/qemu-test
 	msg "the gate: make qemu-test's default set on the schemata kernel, no mutant selected ($gate)"
-	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto TREE="$MUT_TREE" RUN_DIR="$gate" \
-		"$TOP/scripts/select-tests.sh"
+	# (DEBUG=1 on the debug kernel: the verdict then wants KASAN and a
+	# kmemleak scan, as make qemu-test DEBUG=1's)
+	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto DEBUG="$gate_debug" \
+		TREE="$MUT_TREE" RUN_DIR="$gate" "$TOP/scripts/select-tests.sh"
 	env "${gate_env[@]}" RUN_DIR="$gate" BZIMAGE="$BZ" INITRAMFS="$INITRD" KBUILD_OUT="$KBUILD_OUT" \
 		"$TOP/scripts/run-qemu.sh"
 	"$TOP/scripts/verdict.sh" "$gate" ||

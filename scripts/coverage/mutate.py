@@ -797,13 +797,25 @@ def write_seeds(path, rows):
 def cmd_seed(a):
     """The seed of this run and its phase: "SEED held-out" for a seed no
     run has drawn (registered now) or one whose held-out round is still
-    being judged on the same identity (kernel, initramfs, tests), "SEED
-    after" for a used seed with --reuse; a used seed without it is
-    refused."""
+    being judged on the same identity (kernel, initramfs, tests; with no
+    --seed, such a round is taken up again first), "SEED after" for a used
+    seed with --reuse; a used seed without it is refused."""
     rows = read_seeds(a.registry)
     used = {r['seed']: r for r in rows}
     seed = a.seed.strip()
     if not seed:
+        # a held-out round stopped on this identity goes on; one stopped
+        # on another (the kernel or the tests changed) can no longer
+        # finish held out: it is marked abandoned, and a new seed drawn
+        same = [r for r in rows if r['held_out'] == 'judging' and r['kernel'] == a.kernel]
+        going = [r for r in same if r['identity'] == a.identity and r['max'] == a.max]
+        if going:
+            print(f"{going[-1]['seed']} held-out")
+            return
+        for r in same:
+            r['held_out'] = 'abandoned'
+            r['note'] = (r['note'] + '; ' if r['note'] else '') + \
+                f'the kernel or tests changed before its round finished ({a.date})'
         seed = str(max([int(r['seed']) for r in rows if r['seed'].isdigit()] + [0]) + 1)
     if not seed.isdigit():
         raise SystemExit(f'mutate: MUTATE_SEED must be a number, not {seed!r}')

@@ -61,6 +61,11 @@ def write(path, text):
         f.write(text)
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def boot(tmp, name, plan, result, console, status='finished', results=None):
     """One fake boot: its directory, then collect; returns the rows it
     added to the results file."""
@@ -295,14 +300,17 @@ def test_seeds(tmp):
         return out.getvalue().strip()
     check('no seed: the next unused one, held out', seed() == '2 held-out')
     check('the same seed, same identity, not finished: resumed', seed('2') == '2 held-out')
+    check('no seed, a round of this identity not finished: it goes on', seed() == '2 held-out')
     check('the same seed with other tests: refused', seed('2', ident='I2').startswith('refused'))
     check('a fitted seed: refused', seed('1').startswith('refused'))
     check('... with MUTATE_REUSE_SEED=1: after', seed('1', reuse='1') == '1 after')
     M.cmd_seed_done(argparse.Namespace(registry=reg, seed='2', score='90.0 % [85.0 %, 93.0 %]'))
     check('a finished held-out round is recorded once, then refused',
-          seed('2').startswith('refused') and '90.0 %' in open(reg).read())
+          seed('2').startswith('refused') and '90.0 %' in read(reg))
     check('the next one after that is 3', seed() == '3 held-out')
-    check('the registry keeps its header', open(reg).read().startswith('# registry'))
+    check('no seed, the tests changed before 3 finished: 3 abandoned, 4 drawn',
+          seed(ident='I9') == '4 held-out' and '3\t2026-12-06\ttest\t300\tI1\tabandoned' in read(reg))
+    check('the registry keeps its header', read(reg).startswith('# registry'))
 
 
 def test_carry(tmp):
