@@ -97,7 +97,6 @@ import sys
 
 import lcov
 
-CORE = ('drivers/net/netkit.c', 'kernel/bpf/mprog.c', 'kernel/bpf/tcx.c')
 # Kernel trouble on the console: collect's --splat-re, the one copy of
 # the pattern being scripts/lib.sh's KERNEL_SPLAT_RE.
 TROUBLE = None
