@@ -370,8 +370,10 @@ def struct_members(toks, o, c):
             cc = match_close(toks, j + 1)
             if toks[cc + 1].text == ';':
                 out += struct_members(toks, j + 1, cc)
-            j = find_at_depth0(toks, cc + 1, c, {';'}) + 1
-            start = j
+            e = find_at_depth0(toks, cc + 1, c, {';'})
+            if e < 0:
+                break
+            j = start = e + 1
             continue
         if t.text == ';':
             texts = [x.text for x in toks[start:j]]
