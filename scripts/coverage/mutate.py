@@ -436,7 +436,8 @@ def cmd_collect(a):
     results = read_results(a.results)
     sample = {m['id']: m for m in read_tsv(a.sample)} if a.sample else {}
     with open(os.path.join(a.dir, 'plan')) as f:
-        plan = [ln.split()[0] for ln in f if ln.strip()]
+        planned = [ln.split() for ln in f if ln.strip()]
+    plan = [p[0] for p in planned]
     with open(os.path.join(a.dir, 'tests')) as f:
         order = [ln.split() for ln in f if ln.strip()]
     boot = os.path.basename(os.path.normpath(a.dir))
@@ -454,6 +455,12 @@ def cmd_collect(a):
     out = []
     started = re.findall(r'^MUT (\d+) start$', res, re.M)
     alone = len(plan) == 1
+    if not started and len(planned) == 1 and planned[0][1:2] == ['1'] and \
+            not re.search(r'netkit-6.1 guest: mutant driver', console):
+        # an __init mutant (selected on the command line) whose kernel
+        # died before /init: judged by the whole console
+        started = [plan[0]]
+        console = f'netkit-mutate: mutant {plan[0]} start\n' + console
     for pos, sid in enumerate(started):
         mid = int(sid)
         key = sample.get(sid, {}).get('key', '')

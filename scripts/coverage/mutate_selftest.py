@@ -156,6 +156,18 @@ def test_collect(tmp):
     r = boot(tmp, 'b6c', [10], 'MUT 10 start\nMUT 10 test netkit:tc_netkit_basic rc=0 hits=0 secs=2.0\n',
              con('netkit-mutate: mutant 10 start'), status='timeout', results=res)
     check('the boot limit without a hit: retry', r[0]['verdict'] == 'retry', str(r))
+    # an __init mutant whose kernel died before /init
+    d = os.path.join(tmp, 'b6d')
+    os.makedirs(d)
+    write(os.path.join(d, 'plan'), '16 1 netkit\n')
+    write(os.path.join(d, 'tests'), 'netkit tp tc_netkit_basic 60\n')
+    write(os.path.join(d, 'result'), '')
+    write(os.path.join(d, 'console.log'), con('netkit-mutate: mutant 16 reached', 'BUG: unable to handle page fault',
+                                              'Kernel panic - not syncing: Fatal exception'))
+    with contextlib.redirect_stdout(io.StringIO()):
+        M.cmd_collect(argparse.Namespace(sample=os.path.join(tmp, 'sample.tsv'), results=res, dir=d,
+                                         status='finished', splat_re=SPLAT))
+    check('an __init mutant that panics the boot after its mark: crash', last(16) == 'crash')
     # 7: a race test's kill is confirmed by a second boot
     race = ('MUT {0} start\nMUT {0} test netkit:mprog_linkrace rc=1 hits=2 secs=2.0\n'
             'MUT {0} killed netkit:mprog_linkrace hits=2\nMUT_END\n')
