@@ -194,8 +194,10 @@ help:
 	@echo '              by verdict.sh), then lcov'"'"'s line and branch coverage: HTML and summary in'
 	@echo '              COV_BUILD/coverage; unrun lines explained in selftests/coverage-unrun.txt (slow)'
 	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel that first passes'
-	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; MUTATE_SEED,'
-	@echo '              MUTATE_MAX; MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
+	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; a held-out'
+	@echo '              sample from a new seed (selftests/results/mutate-seeds), its score with a 95 % CI;'
+	@echo '              MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
+	@echo '  mutate MUTATE_DEBUG=1  the RCU, lock and reference mutants on a debug schemata kernel (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/<mode> (BENCH=smoke: one short round, N=10)'
 	@echo '  bench-kernels  the bench on the unpatched base, the series and mainline 6.12, one'
@@ -243,7 +245,8 @@ help:
 	@echo '  CUT           $(CUT)   (netkit: the series without patches/tcx/; a patch: up to it; in NETKIT_CACHE/cut)'
 	@echo '  COV_BUILD     $(COV_BUILD)   (make coverage'"'"'s gcov build; its run in COV_RUN_DIR $(COV_RUN_DIR))'
 	@echo '  MUT_BUILD     $(MUT_BUILD)   (make mutate'"'"'s build; its worktree MUT_TREE $(MUT_TREE))'
-	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample, mutants per boot)'
+	@echo '  MUTATE_SEED, MUTATE_MAX, MUTATE_PER_BOOT  $(MUTATE_SEED), $(MUTATE_MAX), $(MUTATE_PER_BOOT)   (make mutate'"'"'s sample: empty seed = the next unused, mutants per boot)'
+	@echo '  MUTATE_REUSE_SEED, MUTATE_DEBUG  $(MUTATE_REUSE_SEED), $(MUTATE_DEBUG)   (1: judge a used seed again, an "after" score; 1: the debug operators on a debug kernel)'
 	@echo '  MUTATE_JOBS   $(MUTATE_JOBS)   (make mutate: guests at a time)'
 	@echo '  BENCH         $(BENCH)   (full, smoke or kernels; empty: full; the modes, their'
 	@echo '                BENCH_* overrides and defaults: bench/modes.sh)'
@@ -295,6 +298,7 @@ check: apply
 	@scripts/series/check-uapi.sh
 	@scripts/lint.sh
 	@scripts/check-verdict.sh
+	@python3 scripts/coverage/mutate.py selftest
 	@scripts/check-docs.sh
 
 check-bisect: kernel
@@ -487,21 +491,38 @@ deb-install-test: selftests
 # make mutate: every mutant of scripts/coverage/mutate-gen.py compiled into one
 # kernel (mutant schemata, a worktree MUT_TREE and build MUT_BUILD of their
 # own), which first passes make qemu-test's run and verdict with no mutant
-# selected (MUT_BUILD/qemu-test); a sample of MUTATE_MAX drawn with
-# MUTATE_SEED, each judged by the tests of its area in QEMU,
+# selected (MUT_BUILD/qemu-test); a held-out sample of MUTATE_MAX drawn with
+# MUTATE_SEED (default: the next seed that selftests/results/mutate-seeds
+# has not used; a used one only with MUTATE_REUSE_SEED=1), stratified by
+# file and operator, each judged by the tests of its area in QEMU,
 # MUTATE_PER_BOOT per boot, MUTATE_JOBS guests at a time; the report in
-# MUT_BUILD/mutate-report.md.
+# MUT_BUILD/mutate-report.md, the raw verdicts in
+# selftests/results/mutate-verdicts-<seed>.tsv. MUTATE_DEBUG=1: the debug
+# operators (RCU, locks, references) on a debug schemata kernel
+# (configs/debug.config, its own MUT_BUILD and MUT_TREE).
 # Needs make coverage's data (of the default set). Slow: not part of make
 # test.
 COV_BUILD ?= $(NETKIT_CACHE)/build-coverage
 COV_RUN_DIR ?= $(COV_BUILD)/qemu-test
+MUTATE_DEBUG ?=
+ifeq ($(MUTATE_DEBUG),1)
+MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate-debug
+MUT_TREE ?= $(NETKIT_CACHE)/mutate-debug/linux
+MUT_SEED_KBUILD := $(NETKIT_CACHE)/build-debug/kernel
+else ifneq ($(MUTATE_DEBUG),)
+$(error MUTATE_DEBUG must be 1 or empty, not '$(MUTATE_DEBUG)')
+else
 MUT_BUILD ?= $(NETKIT_CACHE)/build-mutate
 MUT_TREE ?= $(NETKIT_CACHE)/mutate/linux
-MUTATE_SEED ?= 1
-MUTATE_MAX ?= 200
+MUT_SEED_KBUILD := $(BUILD)/kernel
+endif
+MUTATE_SEED ?=
+MUTATE_REUSE_SEED ?=
+MUTATE_MAX ?= 300
 MUTATE_PER_BOOT ?= 10
 MUTATE_JOBS ?= $(shell nproc)
-COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT MUTATE_JOBS
+COVERAGE_EXPORTS := COV_BUILD COV_RUN_DIR MUT_BUILD MUT_TREE MUTATE_SEED MUTATE_MAX MUTATE_PER_BOOT MUTATE_JOBS \
+	MUTATE_DEBUG MUTATE_REUSE_SEED
 NETKIT_EXPORTS += $(COVERAGE_EXPORTS)
 export $(COVERAGE_EXPORTS)
 .PHONY: coverage mutate
@@ -521,7 +542,7 @@ coverage: apply
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage/report.sh
 
 mutate: coverage
-	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(BUILD)/kernel' scripts/coverage/mutate-tree.sh
+	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(MUT_SEED_KBUILD)' scripts/coverage/mutate-tree.sh
 	@BUILD='$(MUT_BUILD)' scripts/coverage/mutate-run.sh
 
 cover-letter: apply

@@ -14,31 +14,76 @@ each statement, condition, return value and initialiser. A file named
 FILE:added is mutated only in the statements that touch a line the series
 adds (git diff TAG against the tree's HEAD).
 
-Operators (the "operator" column):
+Operators (the "operator" column; scripts/coverage/README.md has their
+counts on the series). Run on the test kernel:
   stmt_delete     an expression statement (a call, an assignment) deleted;
                   not assertions and annotations (WARN_ON*, BUILD_BUG_ON,
-                  ASSERT_RTNL, lockdep_*, might_sleep) nor the RCU
-                  read-side markers (rcu_read_lock/unlock: no effect
-                  without lockdep on the test kernel)
-  cond_negate     an if/while/for condition C replaced by !(C)
+                  ASSERT_RTNL, lockdep_*, might_sleep), nor the calls of
+                  the debug operators below (they have their own)
+  cond_negate     an if/while/for/do-while condition C replaced by !(C)
   cond_drop       one operand of a && or || chain dropped
   andor_swap      one && replaced by || or the other way round
+  ternary_negate  the condition of C ? A : B negated (as C ? B : A)
   rel_offbyone    < <= > >= replaced by <= < >= >
+  rel_direction   < <= > >= replaced by > >= < <=
+  eq_negate       == replaced by != and the other way round
+  not_drop        a ! removed (not one that negates a whole condition:
+                  cond_negate is that mutant)
+  bitnot_drop     a ~ removed
+  bitwise_replace binary & <-> |, ^ -> |, << <-> >>
+  assign_replace  a compound assignment's operator changed (+= <-> -=,
+                  |= <-> &=, ^= -> |=, <<= <-> >>=, *= <-> /=), ++ <-> --
   errno_replace   an errno replaced by another (EINVAL -> EPERM, any
                   other -> EINVAL)
   const_replace   an integer literal (0 -> 1, 1 -> 0, n -> n + 1), true
-                  <-> false, or a constant by its sibling (BPF_F_BEFORE
-                  <-> BPF_F_AFTER, NETKIT_PASS <-> NETKIT_DROP, ...)
+                  <-> false
+  enum_replace    a named constant replaced by its sibling: the pairs of
+                  SIBLINGS first (BPF_F_BEFORE <-> BPF_F_AFTER, ...), else
+                  the next member of its enum or of its block of #defines
+                  in the headers of CONTEXT (NETKIT_*, TCX_*, IFLA_NETKIT_*,
+                  GFP_*, IFF_*, ...)
+  ret_replace     a return value replaced: by 0 (-EINVAL, or 1 for an
+                  unsigned or enum type, when it is 0 already), a bool by
+                  its negation, a pointer by NULL (ERR_PTR(-EINVAL) when it
+                  is NULL already)
   var_replace     a local variable or parameter replaced by another of
                   the same declared type in scope (peer <-> dev, entry <->
                   entry_new, ...)
+  member_replace  a struct member read replaced by another member of the
+                  same type of that struct (nk->primary <-> nk->peer...;
+                  the one declared before and the one after), the base's
+                  type known from a variable, a member or a function's
+                  return type of the file and the CONTEXT headers
   call_arg_drop   max/min(a, b) (and the _t forms) replaced by a or b
+  minmax_swap     max <-> min (and the _t forms)
+  arg_swap        two neighbouring arguments of a call swapped, when both
+                  are variables of one type, or both literals or named
+                  constants
+  call_value_delete  a call whose value is used replaced by 0 (NULL)
+  case_delete     a case label deleted: its value goes where a value of
+                  no label goes (the switch's expression is switched, for
+                  that value, to one that no label has)
+Run on the debug kernel (the "kernel" column is "debug": KASAN,
+lockdep, PROVE_RCU and kmemleak judge them, scripts/coverage/README.md):
+  rcu_sync_delete synchronize_rcu(), synchronize_net(), tcx_entry_sync()
+                  deleted
+  rcu_lock_delete an rcu_read_lock() and its rcu_read_unlock()s of the
+                  same function deleted together (one mutant)
+  lock_delete     the same for rtnl_lock, spin_lock, mutex_lock and their
+                  unlocks (with the same argument)
+  ref_delete      bpf_prog_put, bpf_link_put, dev_put, dev_hold,
+                  netdev_put, netdev_hold, bpf_prog_inc/add/sub deleted
+  rcu_assign_plain  rcu_assign_pointer(p, v) replaced by p = v (no
+                  release barrier: on x86 most likely equivalent)
 
 Output of list: one mutant a line, tab-separated: id, file, line, last
 (the lines of the changed text), operator, function, init (1: the function is __init, the mutant must be
 selected on the kernel command line), original text, mutated text (the
-changed fragment, with a little context, whitespace collapsed). Ids are
-numbered in file order, then source order, then operator order:
+changed fragment, with a little context, whitespace collapsed), kernel
+(test or debug: which schemata kernel judges it), key (the mutant's full
+identity: a hash of file, line, operator, original and mutated text and
+the git blob of the file; what make mutate's verdicts are kept by). Ids
+are numbered in file order, then source order, then operator order:
 deterministic for the same sources.
 
 Schemata: every mutant is compiled into the tree at once. A site (a
@@ -55,6 +100,7 @@ its mutant, which --skip then leaves out.
 """
 
 import argparse
+import hashlib
 import re
 import subprocess
 import sys
@@ -204,8 +250,22 @@ TYPE_WORDS = {'int', 'bool', 'char', 'short', 'long', 'unsigned', 'signed', 'voi
 STMT_KEYWORDS = {'if', 'else', 'while', 'for', 'do', 'switch', 'case', 'default',
                  'return', 'goto', 'break', 'continue', 'sizeof', 'typeof'}
 NO_DELETE = re.compile(r'^(WARN_ON|WARN_ON_ONCE|WARN|WARN_ONCE|BUILD_BUG_ON\w*|BUG_ON|ASSERT_RTNL|'
-                       r'lockdep_\w+|might_sleep|rcu_read_lock|rcu_read_unlock|'
-                       r'rcu_read_lock_bh|rcu_read_unlock_bh|fallthrough)$')
+                       r'lockdep_\w+|might_sleep|fallthrough)$')
+# The debug kernel's operators: deleting these calls (a statement of
+# their own), and pairs of lock and unlock deleted together.
+DEBUG_DELETE = {'synchronize_rcu': 'rcu_sync_delete', 'synchronize_rcu_expedited': 'rcu_sync_delete',
+                'synchronize_net': 'rcu_sync_delete', 'tcx_entry_sync': 'rcu_sync_delete',
+                'bpf_prog_put': 'ref_delete', 'bpf_link_put': 'ref_delete', 'dev_put': 'ref_delete',
+                'dev_hold': 'ref_delete', 'netdev_put': 'ref_delete', 'netdev_hold': 'ref_delete',
+                'bpf_prog_inc': 'ref_delete', 'bpf_prog_add': 'ref_delete', 'bpf_prog_sub': 'ref_delete'}
+PAIRS = {'rcu_read_lock': ('rcu_read_unlock', 'rcu_lock_delete'),
+         'rcu_read_lock_bh': ('rcu_read_unlock_bh', 'rcu_lock_delete'),
+         'rtnl_lock': ('rtnl_unlock', 'lock_delete'), 'spin_lock': ('spin_unlock', 'lock_delete'),
+         'spin_lock_bh': ('spin_unlock_bh', 'lock_delete'),
+         'spin_lock_irqsave': ('spin_unlock_irqrestore', 'lock_delete'),
+         'mutex_lock': ('mutex_unlock', 'lock_delete')}
+UNLOCKS = {u for u, _ in PAIRS.values()}
+DEBUG_OPS = {'rcu_sync_delete', 'rcu_lock_delete', 'lock_delete', 'ref_delete', 'rcu_assign_plain'}
 ERRNOS = {'EPERM', 'ENOENT', 'ESRCH', 'EINTR', 'EIO', 'ENXIO', 'E2BIG', 'EBADF', 'EAGAIN',
           'ENOMEM', 'EACCES', 'EFAULT', 'EBUSY', 'EEXIST', 'ENODEV', 'EINVAL', 'ENOSPC',
           'ERANGE', 'EOPNOTSUPP', 'ENOTSUPP', 'ESTALE', 'ENOLINK', 'EMSGSIZE', 'ENOTCONN',
@@ -226,24 +286,204 @@ for a, b in SIBLINGS:
     SIBLING.setdefault(b, a)
 NO_MUTATE = re.compile(r'^(BUILD_BUG_ON\w*|static_assert)$')
 TWO_ARG = {'max': 0, 'min': 0, 'max_t': 1, 'min_t': 1}
+MINMAX = {'max': 'min', 'min': 'max', 'max_t': 'min_t', 'min_t': 'max_t'}
 REL = {'<': '<=', '<=': '<', '>': '>=', '>=': '>'}
+REL_DIR = {'<': '>', '<=': '>=', '>': '<', '>=': '<='}
+BITWISE = {'&': '|', '|': '&', '^': '|', '<<': '>>', '>>': '<<'}
+COMPOUND = {'+=': '-=', '-=': '+=', '|=': '&=', '&=': '|=', '^=': '|=', '<<=': '>>=', '>>=': '<<=',
+            '*=': '/=', '/=': '*=', '++': '--', '--': '++'}
+ASSIGN = {'=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>='}
+# values that are 0 already: ret_replace gives them another
+ZERO = {'0', 'NULL', 'false', 'NETDEV_TX_OK', 'NET_XMIT_SUCCESS', 'NET_RX_SUCCESS', 'TC_ACT_OK',
+        'NETKIT_PASS', 'TCX_PASS'}
+# calls whose value call_value_delete leaves alone: not calls (sizeof),
+# conversions and wrappers, assertions, and macros in capitals (but the
+# error tests, which are real decisions)
+NO_VALUE_DELETE = {'sizeof', 'typeof', '__typeof__', 'offsetof', 'container_of', 'likely', 'unlikely',
+                   'nk_mut', 'u64_to_user_ptr', 'make_bpfptr', 'min', 'max', 'min_t', 'max_t'}
+# macros that take the type of their argument: a 0 there does not build
+TYPED_MACROS = {'kfree_rcu', 'rcu_dereference', 'rcu_dereference_rtnl', 'rtnl_dereference',
+                'rcu_dereference_protected', 'rcu_access_pointer', 'rcu_assign_pointer', 'RCU_INIT_POINTER',
+                'READ_ONCE', 'WRITE_ONCE', 'container_of', 'smp_load_acquire', 'smp_store_release'}
+VALUE_MACROS = {'IS_ERR', 'IS_ERR_OR_NULL', 'PTR_ERR', 'PTR_ERR_OR_ZERO', 'READ_ONCE'}
+# The headers whose enums, #define blocks, structs and inline functions
+# the operators know (enum_replace's siblings, member_replace's members,
+# the return types that member_replace follows), besides the file itself.
+CONTEXT = ['include/uapi/linux/bpf.h', 'include/uapi/linux/if_link.h', 'include/uapi/linux/if.h',
+           'include/uapi/linux/pkt_cls.h', 'include/uapi/linux/if_ether.h', 'include/linux/gfp_types.h',
+           'include/linux/netdevice.h', 'include/linux/bpf.h', 'include/linux/bpf_mprog.h',
+           'include/net/tcx.h', 'include/net/netkit.h', 'include/net/sch_generic.h',
+           'include/net/dropreason.h', 'include/linux/skbuff.h', 'drivers/net/netkit.c']
+
+
+class Context:
+    """What the operators know beyond the function: named constants'
+    siblings, structs' members, functions' return types."""
+
+    def __init__(self):
+        self.sibling = dict(SIBLING)
+        self.structs = {}       # name: [(member, type)]
+        self.rtypes = {}        # function: its return type
+
+
+CTX = Context()
+
+
+def const_families(text):
+    """{name: next name}: the members of each enum, each #define block
+    (consecutive object-like #defines of capital names sharing their first
+    word), cyclic. Names starting with __ and *_MAX are left out."""
+    fam = {}
+    text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+
+    def ring(names):
+        names = [n for n in dict.fromkeys(names) if not n.startswith('__') and not n.endswith('_MAX')]
+        if len(names) > 1:
+            for x, y in zip(names, names[1:] + names[:1]):
+                fam[x] = y
+    block = []
+    for ln in text.split('\n') + ['']:
+        m = re.match(r'\s*#\s*define\s+([A-Z][A-Z0-9_]+)\s+\S', ln)
+        if m and (not block or block[0].split('_')[0] == m.group(1).split('_')[0]):
+            block.append(m.group(1))
+            continue
+        ring(block)
+        block = [m.group(1)] if m else []
+    for m in re.finditer(r'\benum\s*\w*\s*\{([^{}]*)\}', text):
+        ring([x.group(1) for x in re.finditer(r'(?:^|,)\s*(?:#[^\n]*\n\s*)*([A-Z][A-Z0-9_]+)\b',
+                                              m.group(1))])
+    return fam
+
+
+def struct_members(toks, o, c):
+    """[(member, type)] of the struct body toks[o] '{' .. toks[c] '}':
+    anonymous unions and structs flattened, named ones, function
+    pointers, bitfields and arrays left out."""
+    out, j, start = [], o + 1, o + 1
+    while j < c:
+        t = toks[j]
+        if t.kind == 'pp':
+            j += 1
+            start = j
+            continue
+        if t.text in ('struct', 'union') and toks[j + 1].text == '{':
+            cc = match_close(toks, j + 1)
+            if toks[cc + 1].text == ';':
+                out += struct_members(toks, j + 1, cc)
+            e = find_at_depth0(toks, cc + 1, c, {';'})
+            if e < 0:
+                break
+            j = start = e + 1
+            continue
+        if t.text == ';':
+            texts = [x.text for x in toks[start:j]]
+            if start < j and '(' not in texts and ':' not in texts and '[' not in texts:
+                out += [(v[0], v[1]) for v in parse_decl_vars(toks, start, j) if v[1] not in ('struct', 'union')]
+            j += 1
+            start = j
+            continue
+        if t.text in ('(', '[', '{'):
+            j = match_close(toks, j) + 1
+            continue
+        j += 1
+    return out
+
+
+def load_context(tree, config, extra):
+    """CTX from the CONTEXT headers (and the mutated files) at REV."""
+    for path in dict.fromkeys(CONTEXT + extra):
+        r = subprocess.run(['git', '-C', tree, 'show', f'{REV}:{path}'], capture_output=True, text=True)
+        if r.returncode:
+            continue
+        for k, v in const_families(r.stdout).items():
+            CTX.sibling.setdefault(k, v)
+        global SRC
+        SRC = r.stdout
+        try:
+            toks = lex(r.stdout, config)
+        except SystemExit:
+            continue
+        for i in range(len(toks) - 2):
+            if toks[i].text == 'struct' and toks[i + 1].kind == 'ident' and toks[i + 2].text == '{':
+                try:
+                    c = match_close(toks, i + 2)
+                    CTX.structs.setdefault(toks[i + 1].text, struct_members(toks, i + 2, c))
+                except (ParseError, IndexError):
+                    pass
+        p = Parser(toks, set())
+        try:
+            p.functions()
+        except ParseError:
+            pass
+        for name, rtype in p.rtypes.items():
+            CTX.rtypes.setdefault(name, rtype)
 
 
 class Site:
     """A place the schemata can switch: kind is cond (the inside of the
-    parentheses of if/while/for), stmt (an expression statement with its
-    ';'), ret (a return statement) or init (a declarator's initialiser).
+    parentheses of if/while/for/do-while), swexpr (a switch's), stmt (an
+    expression statement with its ';'), ret (a return statement) or init
+    (a declarator's initialiser).
     a..b: indices into the token list, inclusive."""
 
     def __init__(self, kind, a, b, func):
         self.kind, self.a, self.b, self.func = kind, a, b, func
         self.mutants = []
+        self.cases = []         # a switch's expression (swexpr): its case labels' token ranges
 
 
 class Func:
-    def __init__(self, name, init, params):
+    def __init__(self, name, init, params, rtype=''):
         self.name, self.init = name, init
         self.vars = params      # [(name, type, decl_index, scope_end)]
+        self.rtype = rtype      # the return type, as parse_decl_vars writes types
+
+
+RTYPE_SKIP = {'static', 'inline', '__always_inline', '__init', '__exit', 'notrace', 'noinline', '__cold',
+              '__must_check', 'INDIRECT_CALLABLE_SCOPE', '__maybe_unused', 'extern', '__bpf_kfunc',
+              'noinstr', '__weak'}
+
+
+def return_type(words):
+    """A function's return type from the words of its header before its
+    name: storage and attributes dropped, the stars at the end."""
+    stars = words.count('*')
+    base = ' '.join(w for w in words if w not in RTYPE_SKIP and w != '*')
+    return (base + ' ' + '*' * stars).strip()
+
+
+def ret_class(rtype):
+    """void, ptr, bool, int (signed), uint (unsigned or an enum), or struct
+    (by value: no ret_replace)."""
+    if '*' in rtype:
+        return 'ptr'
+    w = rtype.split()
+    if w == ['void']:
+        return 'void'
+    if 'bool' in w:
+        return 'bool'
+    if w and w[0] in ('struct', 'union'):
+        return 'struct'
+    if 'unsigned' in w or 'enum' in w or any(x in ('u8', 'u16', 'u32', 'u64', '__u32', '__u64', 'size_t',
+                                                   'netdev_tx_t', 'gfp_t', 'netdev_features_t')
+                                             for x in w):
+        return 'uint'
+    return 'int'
+
+
+def open_before(toks, close_i):
+    """Index of the ( that the ) at close_i closes, or -1."""
+    d = 0
+    for j in range(close_i, -1, -1):
+        if toks[j].kind != 'punct':
+            continue
+        if toks[j].text == ')':
+            d += 1
+        elif toks[j].text == '(':
+            d -= 1
+            if d == 0:
+                return j
+    return -1
 
 
 def match_close(toks, i):
@@ -334,6 +574,8 @@ class Parser:
         self.only = only        # a set of lines: only functions touching them
         self.sites = []
         self.funcs = []
+        self.rtypes = {}        # function name: return type
+        self.switches = []      # the swexpr sites of the switches being parsed
 
     def functions(self):
         toks = self.toks
@@ -353,13 +595,15 @@ class Parser:
                             h -= 1
                         header = [x.text for x in toks[h:op]]
                         init = '__init' in header
+                        rtype = return_type(header[:-1])
+                        self.rtypes[name] = rtype
                         params = []
                         for pa, pb in self.split_commas(op + 1, i - 1):
                             for v in parse_decl_vars(toks, pa, pb):
                                 # an array parameter is a pointer
                                 typ = v[1][:-2].rstrip() + ' *' if v[1].endswith('[]') else v[1]
                                 params.append((v[0], typ.replace('* *', '**'), v[2], close))
-                        f = Func(name, init, params)
+                        f = Func(name, init, params, rtype)
                         lines = set(range(toks[i].line, toks[close].line + 1))
                         if self.only is None:
                             self.funcs.append(f)
@@ -432,7 +676,14 @@ class Parser:
             c = match_close(toks, i + 1)
             if x != 'switch':
                 self.add('cond', i + 2, c - 1, f)
-            j = self.statement(c + 1, f, limit)
+                j = self.statement(c + 1, f, limit)
+            else:
+                site = self.add('swexpr', i + 2, c - 1, f)
+                self.switches.append(site)
+                try:
+                    j = self.statement(c + 1, f, limit)
+                finally:
+                    self.switches.pop()
             if x == 'if' and j < limit and toks[j].text == 'else':
                 j = self.statement(j + 1, f, limit)
             return j
@@ -447,9 +698,13 @@ class Parser:
             j = self.statement(i + 1, f, limit)
             # while ( ... ) ;
             c = match_close(toks, j + 1)
+            self.add('cond', j + 2, c - 1, f)
             return c + 2
         if x in ('case', 'default'):
             j = find_at_depth0(toks, i, limit, {':'})
+            if x == 'case' and self.switches and self.switches[-1] is not None and \
+                    '...' not in [t.text for t in toks[i + 1:j]]:
+                self.switches[-1].cases.append((i + 1, j - 1))
             return j + 1
         if t.kind == 'ident' and toks[i + 1].text == ':' and x not in STMT_KEYWORDS:
             return i + 2            # a label
@@ -496,19 +751,23 @@ class Parser:
 
     def add(self, kind, a, b, f):
         if kind == 'stmt' and NO_MUTATE.match(self.toks[a].text):
-            return              # a compile-time assertion
+            return None         # a compile-time assertion
         if any(self.toks[j].kind == 'pp' for j in range(a, b + 1)):
-            return              # a preprocessor line inside: not switchable
-        self.sites.append(Site(kind, a, b, f))
+            return None         # a preprocessor line inside: not switchable
+        site = Site(kind, a, b, f)
+        self.sites.append(site)
+        return site
 
 
 # ---------------------------------------------------------------- operators
 
 class Mutant:
-    def __init__(self, site, op, ra, rb, new, note=None):
+    def __init__(self, site, op, ra, rb, new, note=None, lines=None):
         # replace tokens ra..rb (inclusive; rb = ra - 1: insert before ra)
         self.site, self.op, self.ra, self.rb, self.new = site, op, ra, rb, new
         self.note = note
+        self.lines = lines      # (first, last) when not those of ra..rb (case_delete, pairs)
+        self.primary = None     # a twin: the same mutant at another site (lock pairs)
         self.id = None
 
 
@@ -538,22 +797,171 @@ def logical_groups(toks, a, b):
     return groups
 
 
+def operand_end(toks, j, limit):
+    """The last token of the unary operand that starts at j (a name, a
+    number or a parenthesis, with calls, indexing and member accesses)."""
+    k = j
+    while k < limit and toks[k].text in ('!', '~', '-', '*', '&'):
+        k += 1
+    if toks[k].text == '(':
+        k = match_close(toks, k)
+    while k + 1 <= limit:
+        n = toks[k + 1].text
+        if n in ('(', '['):
+            k = match_close(toks, k + 1)
+        elif n in ('->', '.') and k + 2 <= limit and toks[k + 2].kind == 'ident':
+            k += 2
+        else:
+            break
+    return k
+
+
+def ternary_parts(toks, q, limit):
+    """For the ? at q: the index of its : and of the last token of the
+    else branch, or None."""
+    d, nest, colon = 0, 0, None
+    for k in range(q + 1, limit + 1):
+        t = toks[k].text
+        if toks[k].kind != 'punct':
+            continue
+        if t in '([{':
+            d += 1
+        elif t in ')]}':
+            d -= 1
+            if d < 0:
+                return (colon, k - 1) if colon else None
+        elif d == 0 and t == '?':
+            nest += 1
+        elif d == 0 and t == ':':
+            if colon is None and nest == 0:
+                colon = k
+            elif nest:
+                nest -= 1
+            else:
+                return colon, k - 1
+        elif d == 0 and t in (',', ';') and colon is not None:
+            return colon, k - 1
+    return (colon, limit) if colon else None
+
+
+def is_binary(toks, j):
+    """Whether the & * - at j is a binary operator (not address-of, a
+    dereference or a cast's)."""
+    p = toks[j - 1]
+    if p.kind in ('ident', 'number') and p.text not in STMT_KEYWORDS and p.text != 'return':
+        return True
+    if p.text in (')', ']'):
+        if p.text == ')':
+            o = open_before(toks, j - 1)
+            inner = [t.text for t in toks[o + 1:j - 1]]
+            if inner and (inner[-1] == '*' or inner[0] in TYPE_WORDS):
+                return False    # a cast
+        return True
+    return False
+
+
+def expr_type(f, toks, k):
+    """The type of the expression that ends at token k (a variable, a
+    member of one, a call of a function of the context), or None."""
+    t = toks[k]
+    if t.kind == 'ident':
+        if k >= 2 and toks[k - 1].text in ('->', '.'):
+            members = CTX.structs.get(struct_of(expr_type(f, toks, k - 2), toks[k - 1].text))
+            return dict(members).get(t.text) if members else None
+        v = var_at(f, t.text, k)
+        return v[1] if v else None
+    if t.text == ')':
+        o = open_before(toks, k)
+        if o > 0 and toks[o - 1].kind == 'ident' and (o < 2 or toks[o - 2].text not in ('->', '.')):
+            return CTX.rtypes.get(toks[o - 1].text)
+    return None
+
+
+def struct_of(typ, access):
+    if not typ:
+        return None
+    m = re.fullmatch(r'(?:const )?struct (\w+) \*' if access == '->' else r'(?:const )?struct (\w+)', typ)
+    return m.group(1) if m else None
+
+
+def const_kind(toks, pa, pb):
+    """number or name when the argument toks[pa:pb] is one literal or
+    named constant (not NULL, a pointer), else None."""
+    if pb - pa != 1:
+        return None
+    if toks[pa].kind == 'number':
+        return 'number'
+    if re.fullmatch(r'[A-Z][A-Z0-9_]+', toks[pa].text) and toks[pa].text != 'NULL':
+        return 'name'
+    return None
+
+
+def enclosing_call(toks, j, lo):
+    """The name of the call whose argument list holds token j (searched
+    back to lo), or None."""
+    d = 0
+    for k in range(j - 1, lo - 1, -1):
+        t = toks[k].text
+        if toks[k].kind != 'punct':
+            continue
+        if t in (')', ']', '}'):
+            d += 1
+        elif t in ('(', '[', '{'):
+            if d == 0:
+                return toks[k - 1].text if t == '(' and k > 0 and toks[k - 1].kind == 'ident' else None
+            d -= 1
+    return None
+
+
 def operators(site, toks):
     a, b = site.a, site.b
     f = site.func
     out = []
     body_b = b - 1 if site.kind in ('stmt', 'ret') else b   # without ';'
     body_a = a + 1 if site.kind == 'ret' else a
-    # stmt_delete
+    # stmt_delete, and the debug kernel's deletions
     if site.kind == 'stmt':
         first = toks[a]
         call = first.kind == 'ident' and toks[a + 1].text == '('
-        if not (call and NO_DELETE.match(first.text)):
+        whole = call and match_close(toks, a + 1) == b - 1
+        if call and whole and first.text in DEBUG_DELETE:
+            out.append(Mutant(site, DEBUG_DELETE[first.text], a, b, ';'))
+        elif call and whole and first.text.startswith('rcu_read_'):
+            pass                # alone no effect without lockdep: rcu_lock_delete (lock_pairs)
+        elif not (call and NO_DELETE.match(first.text)):
             if call or find_at_depth0(toks, a, b, {'=', '+=', '-=', '|=', '&=', '++', '--', '^='}) >= 0:
                 out.append(Mutant(site, 'stmt_delete', a, b, ';'))
+        if call and whole and first.text == 'rcu_assign_pointer':
+            parts = split_args(toks, a + 2, b - 1)
+            if len(parts) == 2:
+                out.append(Mutant(site, 'rcu_assign_plain', a, b,
+                                  f'{src_of(toks, parts[0][0], parts[0][1] - 1)} = '
+                                  f'{src_of(toks, parts[1][0], parts[1][1] - 1).strip()};'))
     # conditions
     if site.kind == 'cond':
         out.append(Mutant(site, 'cond_negate', a, b, None, 'negate'))
+    # return values
+    if site.kind == 'ret':
+        x = short(src_of(toks, body_a, body_b))
+        rc = ret_class(f.rtype)
+        new = None
+        if rc == 'bool' and x not in ('true', 'false'):
+            new = f'!({x})'
+        elif rc == 'ptr':
+            new = 'ERR_PTR(-EINVAL)' if x in ZERO else 'NULL'
+        elif rc == 'int':
+            new = '-EINVAL' if x in ZERO else '0'
+        elif rc == 'uint':
+            new = '1' if x in ZERO else '0'
+        if new:
+            out.append(Mutant(site, 'ret_replace', body_a, body_b, new))
+    # case labels
+    if site.kind == 'swexpr':
+        e = src_of(toks, a, b)
+        for ca, cb in site.cases:
+            out.append(Mutant(site, 'case_delete', a, b,
+                              f'(({e}) == ({src_of(toks, ca, cb)}) ? (typeof({e}))0x5eed0bad : ({e}))',
+                              note=src_of(toks, ca, cb), lines=(toks[ca].line, toks[cb].line)))
     for lo, hi, ops in logical_groups(toks, body_a, body_b):
         bounds = [lo] + [o + 1 for o in ops]
         ends = [o - 1 for o in ops] + [hi]
@@ -570,26 +978,79 @@ def operators(site, toks):
         t = toks[j]
         prev = toks[j - 1].text if j > 0 else ''
         nxt = toks[j + 1].text if j + 1 < len(toks) else ''
-        if t.kind == 'punct' and t.text in REL:
-            out.append(Mutant(site, 'rel_offbyone', j, j, REL[t.text]))
-        elif t.kind == 'ident' and t.text in ERRNOS and prev in ('-', '(', ',', '=', 'return'):
+        if t.kind == 'punct':
+            if t.text in REL:
+                out.append(Mutant(site, 'rel_offbyone', j, j, REL[t.text]))
+                out.append(Mutant(site, 'rel_direction', j, j, REL_DIR[t.text]))
+            elif t.text in ('==', '!='):
+                out.append(Mutant(site, 'eq_negate', j, j, '!=' if t.text == '==' else '=='))
+            elif t.text == '!':
+                whole = site.kind == 'cond' and j == a and operand_end(toks, j + 1, b) == b
+                if not whole:
+                    out.append(Mutant(site, 'not_drop', j, j, ''))
+            elif t.text == '~':
+                out.append(Mutant(site, 'bitnot_drop', j, j, ''))
+            elif t.text in BITWISE and (t.text in ('<<', '>>') or is_binary(toks, j)):
+                out.append(Mutant(site, 'bitwise_replace', j, j, BITWISE[t.text]))
+            elif t.text in COMPOUND:
+                out.append(Mutant(site, 'assign_replace', j, j, COMPOUND[t.text]))
+            elif t.text == '?':
+                tp = ternary_parts(toks, j, body_b)
+                if tp and tp[0] > j + 1:        # not GNU's x ?: y
+                    c, e = tp
+                    out.append(Mutant(site, 'ternary_negate', j, e,
+                                      f'? ({src_of(toks, c + 1, e).strip()}) : ({src_of(toks, j + 1, c - 1).strip()})'))
+            continue
+        if t.kind == 'ident' and t.text in ERRNOS and prev in ('-', '(', ',', '=', 'return'):
             out.append(Mutant(site, 'errno_replace', j, j, 'EPERM' if t.text == 'EINVAL' else 'EINVAL'))
-        elif t.kind == 'ident' and t.text in SIBLING and prev not in ('.', '->'):
-            out.append(Mutant(site, 'const_replace', j, j, SIBLING[t.text]))
+        elif t.kind == 'ident' and t.text in CTX.sibling and prev not in ('.', '->') and nxt != '(':
+            out.append(Mutant(site, 'enum_replace', j, j, CTX.sibling[t.text]))
         elif t.kind == 'ident' and t.text in ('true', 'false'):
             out.append(Mutant(site, 'const_replace', j, j, 'false' if t.text == 'true' else 'true'))
         elif t.kind == 'number' and prev != '[':
             v = int(re.match(r'0[xX][0-9a-fA-F]+|[0-9]+', t.text).group(), 0)
             nv = 1 if v == 0 else 0 if v == 1 else v + 1
             out.append(Mutant(site, 'const_replace', j, j, str(nv)))
-        elif t.kind == 'ident' and t.text in TWO_ARG and nxt == '(':
+        elif t.kind == 'ident' and nxt == '(' and t.text not in STMT_KEYWORDS:
             c = match_close(toks, j + 1)
             parts = split_args(toks, j + 2, c)
-            skip = TWO_ARG[t.text]
-            if len(parts) == 2 + skip:
-                for pa, pb in parts[skip:]:
-                    out.append(Mutant(site, 'call_arg_drop', j, c,
-                                      '(' + src_of(toks, pa, pb - 1) + ')'))
+            if t.text in TWO_ARG:
+                skip = TWO_ARG[t.text]
+                if len(parts) == 2 + skip:
+                    for pa, pb in parts[skip:]:
+                        out.append(Mutant(site, 'call_arg_drop', j, c,
+                                          '(' + src_of(toks, pa, pb - 1) + ')'))
+                out.append(Mutant(site, 'minmax_swap', j, j, MINMAX[t.text]))
+                continue
+            # call_value_delete: a call whose value is used
+            used = not (site.kind == 'stmt' and j == a)
+            macro = re.fullmatch(r'[A-Z0-9_]+', t.text) and t.text not in VALUE_MACROS
+            if used and not macro and t.text not in NO_VALUE_DELETE and not NO_DELETE.match(t.text) and \
+                    prev not in ('.', '->', '&', '*') and c + 1 < len(toks) and \
+                    toks[c + 1].text not in ('->', '.', '[') and toks[c + 1].text not in ASSIGN and \
+                    enclosing_call(toks, j, a) not in TYPED_MACROS:
+                out.append(Mutant(site, 'call_value_delete', j, c, '0'))
+            # arg_swap: neighbours of one kind
+            if t.text not in TWO_ARG and not NO_DELETE.match(t.text):
+                for (pa, pb), (qa, qb) in zip(parts, parts[1:]):
+                    if pb - pa != 1 or qb - qa != 1 or toks[pa].text == toks[qa].text:
+                        continue
+                    va, vb = var_at(f, toks[pa].text, pa), var_at(f, toks[qa].text, qa)
+                    if (va and vb and va[1] == vb[1] and not va[1].endswith('[]')) or \
+                            (const_kind(toks, pa, pb) and const_kind(toks, pa, pb) == const_kind(toks, qa, qb)):
+                        out.append(Mutant(site, 'arg_swap', pa, qa, f'{toks[qa].text}, {toks[pa].text}'))
+        elif t.kind == 'ident' and prev in ('.', '->') and nxt != '(' and nxt not in ASSIGN and \
+                nxt not in ('++', '--'):
+            members = CTX.structs.get(struct_of(expr_type(f, toks, j - 2), prev))
+            if members:
+                names = [mb[0] for mb in members]
+                typ = dict(members).get(t.text)
+                if typ and t.text in names:
+                    same = [mb[0] for mb in members if mb[1] == typ]
+                    k = same.index(t.text)
+                    for alt in dict.fromkeys([same[k - 1] if k else None, same[k + 1] if k + 1 < len(same) else None]):
+                        if alt and alt != t.text:
+                            out.append(Mutant(site, 'member_replace', j, j, alt))
         elif t.kind == 'ident' and prev not in ('.', '->') and nxt != '(':
             mine = var_at(f, t.text, j)
             if mine is not None:
@@ -597,6 +1058,40 @@ def operators(site, toks):
                     if name != t.text and typ == mine[1] and ni < j <= se and not typ.endswith('[]'):
                         out.append(Mutant(site, 'var_replace', j, j, name))
     return out
+
+
+def lock_pairs(sites, toks):
+    """The debug kernel's pair deletions: each lock statement of PAIRS
+    (the call alone) with the unlocks of the same function and argument
+    after it, up to the next such lock: one mutant, deleting all of them
+    (a primary on the lock, twins on the unlocks)."""
+    stmts = [s for s in sites if s.kind == 'stmt' and toks[s.a].kind == 'ident' and toks[s.a + 1].text == '('
+             and match_close(toks, s.a + 1) == s.b - 1]
+    for i, s in enumerate(stmts):
+        name = toks[s.a].text
+        if name not in PAIRS:
+            continue
+        unlock, op = PAIRS[name]
+        arg = short(src_of(toks, s.a + 2, s.b - 2)) if s.b - 2 >= s.a + 2 else ''
+        twins = []
+        for u in stmts[i + 1:]:
+            if u.func is not s.func:
+                continue
+            un = toks[u.a].text
+            uarg = short(src_of(toks, u.a + 2, u.b - 2)) if u.b - 2 >= u.a + 2 else ''
+            if un == name and uarg == arg:
+                break
+            if un == unlock and uarg == arg:
+                twins.append(u)
+        if not twins:
+            continue
+        m = Mutant(s, op, s.a, s.b, ';', lines=(toks[s.a].line, toks[twins[-1].b].line))
+        m.unlock_text = src_of(toks, twins[-1].a, twins[-1].b)
+        s.mutants.append(m)
+        for u in twins:
+            tw = Mutant(u, op, u.a, u.b, ';')
+            tw.primary = m
+            u.mutants.append(tw)
 
 
 SRC = None
@@ -657,8 +1152,12 @@ def fragment(toks, m):
     if m.op == 'cond_negate':
         o = short(site_text(toks, site))
         return o, '!(' + o + ')'
-    if m.op == 'stmt_delete':
+    if m.op == 'case_delete':
+        return short(f'switch ({site_text(toks, site)}) case {m.note}:'), '(label deleted)'
+    if m.op in ('stmt_delete', 'rcu_sync_delete', 'ref_delete'):
         return short(site_text(toks, site)), '(deleted)'
+    if m.op in ('rcu_lock_delete', 'lock_delete'):
+        return short(site_text(toks, site)) + ' ... ' + short(m.unlock_text), '(deleted)'
     lo = max(site.a, m.ra - 3)
     hi = min(site.b, m.rb + 3)
     o = SRC[toks[lo].start:toks[hi].end]
@@ -677,17 +1176,25 @@ def render(path, src, toks, sites, skip):
         out.append(s)
         line[0] += s.count('\n')
 
+    # (once per translation unit: the headers' inline functions have
+    # schemata too; the first hit of the selected mutant is marked on the
+    # console, where make mutate sees it even when the kernel then dies)
     header = ('\n/* make mutate: mutation schemata, generated by scripts/coverage/mutate-gen.py */\n'
+              '#ifndef NK_MUT_DEFINED\n'
+              '#define NK_MUT_DEFINED\n'
               'extern int netkit_mutant;\n'
               'extern unsigned long netkit_mutant_hits;\n'
               'static __always_inline bool nk_mut(int id)\n'
               '{\n'
               '\tif (unlikely(READ_ONCE(netkit_mutant) == id)) {\n'
+              '\t\tif (!READ_ONCE(netkit_mutant_hits))\n'
+              '\t\t\tprintk_deferred(KERN_WARNING "netkit-mutate: mutant %d reached\\n", id);\n'
               '\t\tWRITE_ONCE(netkit_mutant_hits, READ_ONCE(netkit_mutant_hits) + 1);\n'
               '\t\treturn true;\n'
               '\t}\n'
               '\treturn false;\n'
-              '}\n')
+              '}\n'
+              '#endif\n')
     # after the last #include of the file's head
     # the #includes of the file's head: before its first line of code
     # (syscall.c includes bpf_types.h again inside initialisers)
@@ -704,7 +1211,7 @@ def render(path, src, toks, sites, skip):
             pos = hpos
         emit(src[pos:st])
         orig = src[st:en]
-        if s.kind in ('cond', 'init'):
+        if s.kind in ('cond', 'init', 'swexpr'):
             # a condition's alternatives as truth values: a pointer and
             # its negation are then of one type
             b = '!!' if s.kind == 'cond' else ''
@@ -733,6 +1240,45 @@ def render(path, src, toks, sites, skip):
     return ''.join(out), where
 
 
+# ---------------------------------------------------------------- nobuild
+
+def nobuild(log_text, lines, roots):
+    """The mutants that a compiler log refuses: [(id or None, error)].
+    Each error is mapped by its own place or, for an error inside a
+    macro's expansion or a header, by the places of its notes ("in
+    expansion of macro", "in definition of macro") and of the lines
+    before it ("In function", "In file included from") that fall in a
+    mutant's lines of the schemata files (lines: [(id, file, first,
+    last)]). An error with no such place is (None, error)."""
+    place = re.compile(r'(?:^|\s)(?:%s)/([^:\s]+):(\d+)(?::\d+)?[:,]' % '|'.join(re.escape(r) for r in roots))
+    out, block, err = [], [], None
+
+    def flush():
+        if err is None:
+            return
+        ids = []
+        for ln in [err] + block:
+            for m in place.finditer(ln):
+                f, n = m.group(1), int(m.group(2))
+                ids += [i for i, lf, a, b in lines if lf == f and a <= n <= b]
+        if ids:
+            out.extend((i, err) for i in dict.fromkeys(ids))
+        else:
+            out.append((None, err))
+    for ln in log_text.splitlines():
+        if ': error: ' in ln:
+            flush()
+            err, block = ln, []
+        elif err is not None and (': note: ' in ln or 'In function' in ln or 'included from' in ln
+                                  or ln.startswith(' ')):
+            block.append(ln)
+        elif err is not None and ': warning: ' in ln:
+            flush()
+            err, block = None, []
+    flush()
+    return out
+
+
 # ---------------------------------------------------------------- driver
 
 DEFINE = '''
@@ -742,10 +1288,13 @@ DEFINE = '''
  * how often the selected mutant ran.
  */
 #include <linux/moduleparam.h>
+#include <linux/export.h>
 int netkit_mutant;
 unsigned long netkit_mutant_hits;
 core_param(netkit_mutant, netkit_mutant, int, 0644);
 core_param(netkit_mutant_hits, netkit_mutant_hits, ulong, 0644);
+EXPORT_SYMBOL_GPL(netkit_mutant);
+EXPORT_SYMBOL_GPL(netkit_mutant_hits);
 '''
 
 REV = 'HEAD'
@@ -767,20 +1316,62 @@ def mutants_of(tree, config, spec, base):
         raise SystemExit(f'mutate-gen: {path}: {e}')
     sites = []
     for s in p.sites:
+        s.mutants = operators(s, toks)
+    lock_pairs(p.sites, toks)
+    for s in p.sites:
         lines = set(range(toks[s.a].line, toks[s.b].line + 1))
         if keep is not None and not lines & keep:
             continue
-        s.mutants = operators(s, toks)
         if keep is not None:
             # only what changes an added line
             s.mutants = [m for m in s.mutants
-                         if m.op in ('cond_negate', 'stmt_delete') or
-                         set(range(toks[max(m.ra, s.a)].line, toks[min(max(m.rb, m.ra), s.b)].line + 1)) & keep]
+                         if m.op in WHOLE_SITE or line_set(mutant_lines(toks, m)) & keep]
         sites.append(s)
+    # a twin goes with its primary
+    kept = {id(m) for s in sites for m in s.mutants if m.primary is None}
+    for s in sites:
+        s.mutants = [m for m in s.mutants if m.primary is None or id(m.primary) in kept]
     return path, src, toks, sites
 
 
+# the operators that replace their whole site: their lines are the site's
+WHOLE_SITE = {'cond_negate', 'stmt_delete', 'rcu_sync_delete', 'ref_delete', 'rcu_assign_plain'}
+
+
+def line_set(lines):
+    return set(range(lines[0], lines[1] + 1))
+
+
+def mutant_lines(toks, m):
+    """(first, last) line of what mutant m changes."""
+    s = m.site
+    if m.lines:
+        return m.lines
+    if m.op in WHOLE_SITE:
+        return toks[s.a].line, toks[s.b].line
+    return toks[max(m.ra, s.a)].line, toks[min(max(m.rb, m.ra), s.b)].line
+
+
+def cmd_nobuild(argv):
+    """nobuild --lines LINES --log LOG ROOT...: the mutants a build log
+    refuses, "ID<TAB>error" (ID "none" for an error at no mutant's line)."""
+    ap = argparse.ArgumentParser(prog='mutate-gen.py nobuild')
+    ap.add_argument('--lines', required=True)
+    ap.add_argument('--log', required=True)
+    ap.add_argument('roots', nargs='+')
+    a = ap.parse_args(argv)
+    with open(a.lines) as f:
+        lines = [(int(p[0]), p[1], int(p[2]), int(p[3])) for p in (ln.rstrip('\n').split('\t') for ln in f)
+                 if p[0] != 'id']
+    with open(a.log, errors='replace') as f:
+        text = f.read()
+    for i, e in nobuild(text, lines, [r.rstrip('/') for r in a.roots]):
+        print(f"{'none' if i is None else i}\t{e}")
+
+
 def main():
+    if sys.argv[1:2] == ['nobuild']:
+        return cmd_nobuild(sys.argv[2:])
     ap = argparse.ArgumentParser()
     ap.add_argument('cmd', choices=['list', 'schemata'])
     ap.add_argument('--tree', required=True)
@@ -801,35 +1392,49 @@ def main():
     if base is None:
         base = subprocess.run(['git', '-C', args.tree, 'describe', '--tags', '--abbrev=0', '--match', 'base-*', REV],
                               check=True, capture_output=True, text=True).stdout.strip()
+    load_context(args.tree, config, [spec.partition(':')[0] for spec in args.files])
     nid = 0
     results = []
     for spec in args.files:
         path, src, toks, sites = mutants_of(args.tree, config, spec, base)
         for s in sites:
             for m in s.mutants:
-                nid += 1
-                m.id = nid
+                if m.primary is None:
+                    nid += 1
+                    m.id = nid
+        for s in sites:
+            for m in s.mutants:
+                if m.primary is not None:
+                    m.id = m.primary.id
         results.append((path, src, toks, sites))
     w = sys.stdout.write
     if args.cmd == 'list':
-        w('id\tfile\tline\tlast\toperator\tfunction\tinit\toriginal\tmutated\n')
+        w('id\tfile\tline\tlast\toperator\tfunction\tinit\toriginal\tmutated\tkernel\tkey\n')
         for path, src, toks, sites in results:
             global SRC
             SRC = src
+            blob = subprocess.run(['git', '-C', args.tree, 'rev-parse', f'{REV}:{path}'],
+                                  check=True, capture_output=True, text=True).stdout.strip()
+            rows = []
             for s in sites:
                 for m in s.mutants:
+                    if m.primary is not None:
+                        continue
                     o, n = fragment(toks, m)
-                    if m.op in ('cond_negate', 'stmt_delete'):
-                        l0, l1 = toks[s.a].line, toks[s.b].line
-                    else:
-                        l0 = toks[max(m.ra, s.a)].line
-                        l1 = toks[min(max(m.rb, m.ra), s.b)].line
-                    w(f'{m.id}\t{path}\t{l0}\t{l1}\t{m.op}\t{s.func.name}\t{int(s.func.init)}\t{o}\t{n}\n')
+                    l0, l1 = mutant_lines(toks, m)
+                    kernel = 'debug' if m.op in DEBUG_OPS else 'test'
+                    key = hashlib.sha256('\0'.join((path, str(l0), m.op, o, n, blob)).encode()).hexdigest()[:20]
+                    rows.append((m.id, f'{m.id}\t{path}\t{l0}\t{l1}\t{m.op}\t{s.func.name}\t{int(s.func.init)}'
+                                       f'\t{o}\t{n}\t{kernel}\t{key}\n'))
+            for _, r in sorted(rows):
+                w(r)
         return
     w('id\tfile\tfirst\tlast\n')
     for path, src, toks, sites in results:
         SRC = src
         text, where = render(path, src, toks, sites, skip)
+        if not where and path != args.define:
+            text = src          # no mutant: the file as it is (a header stays unchanged)
         if path == args.define:
             text += DEFINE
         # written only when changed: kbuild rebuilds by mtime

@@ -1,17 +1,32 @@
 #!/usr/bin/env bash
-# mutate-run: the mutant loop of make mutate. Draws the sample
-# (MUTATE_SEED, MUTATE_MAX) from $BUILD/mutants.tsv, classes out the
-# mutants that do not build and those on lines that make coverage never
-# ran (no boot for them), then boots the schemata kernel again and again
-# through scripts/run-qemu.sh, each boot with qemu/mutate-init as /init and
-# a plan of up to MUTATE_PER_BOOT mutants (scripts/coverage/mutate.py plan),
+# mutate-run: the mutant loop of make mutate. Takes a seed no earlier run
+# drew (MUTATE_SEED empty: the next one of the registry
+# selftests/results/mutate-seeds, which it records; a used seed only with
+# MUTATE_REUSE_SEED=1, and then the score is an "after" one), classes out
+# the mutants that do not build and those on lines that make coverage
+# never ran (no boot for them), draws a sample of MUTATE_MAX of the
+# others stratified by file and operator, then boots the schemata kernel
+# again and again through scripts/run-qemu.sh, each boot with
+# qemu/mutate-init as /init and a plan of up to MUTATE_PER_BOOT mutants
+# (scripts/coverage/mutate.py plan; one alone when it is judged again),
 # MUTATE_JOBS guests at a time (default: the host's CPUs), until every
 # mutant of the sample has its verdict; then writes the report
-# (scripts/coverage/mutate.py report) to $BUILD/mutate-report.md.
+# (scripts/coverage/mutate.py report: the held-out or after score of the
+# population with its 95 % interval) to $BUILD/mutate-report.md, the raw
+# verdicts to selftests/results/mutate-verdicts-<seed>.tsv, and a
+# finished held-out round's score to the registry: those two files are
+# committed.
+#
+# MUTATE_DEBUG=1 (its own BUILD, the Makefile's): the mutants of the
+# debug operators (mutate-gen.py's kernel column) on the debug schemata
+# kernel, kmemleak=on; the gate with DEBUG=1's command line.
 #
 # The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
 # being the kernel, the initramfs and the tests: a run that is stopped
-# goes on where it was, and a change to any of them starts afresh.
+# goes on where it was (the same seed, still held out), and a change to
+# any of them starts afresh. Kills carry over from an earlier results
+# file of the same kernel only for an after round, by each mutant's full
+# key (mutate.py carry).
 # A new identity starts with two runs of the schemata kernel with no
 # mutant selected. The gate: make qemu-test's own run of the default set
 # (scripts/select-tests.sh, scripts/run-qemu.sh and scripts/verdict.sh in
@@ -45,8 +60,9 @@ set -euo pipefail
 
 : "${MUT_TREE:?MUT_TREE not set (the Makefile sets it)}"
 : "${COV_BUILD:?COV_BUILD not set (the Makefile sets it)}"
-MUTATE_SEED=${MUTATE_SEED:-1}
-MUTATE_MAX=${MUTATE_MAX:-200}
+MUTATE_SEED=${MUTATE_SEED:-}
+MUTATE_MAX=${MUTATE_MAX:-300}
+MUTATE_REUSE_SEED=${MUTATE_REUSE_SEED:-}
 MUTATE_PER_BOOT=${MUTATE_PER_BOOT:-10}
 MUTATE_JOBS=${MUTATE_JOBS:-$(nproc)}
 KBUILD_OUT=$BUILD/kernel
@@ -54,6 +70,17 @@ BZ=$KBUILD_OUT/arch/x86/boot/bzImage
 INITRD=$BUILD/initramfs.cpio
 INFO=$COV_BUILD/coverage/series.info
 EQUIV=$TOP/selftests/mutate-equivalent.txt
+REGISTRY=$TOP/selftests/results/mutate-seeds
+if [ "${MUTATE_DEBUG:-}" = 1 ]; then
+	kind=debug
+	# the mutant boots: kmemleak on (a warning is a splat the guest sees,
+	# not a panic: the test that caused it is named); the gate: DEBUG=1's
+	mut_cmdline='kmemleak=on'
+	gate_env=(CMDLINE="${CMDLINE:+$CMDLINE }panic_on_warn=1 kmemleak=on" TIMEOUT=3600 BOOT_TIMEOUT=180)
+	gate_debug=1
+else
+	kind=test mut_cmdline='' gate_env=() gate_debug=''
+fi
 
 step mutate-run
 for f in "$BZ" "$INITRD" "$BUILD/mutants.tsv" "$INFO"; do
@@ -106,43 +133,57 @@ for a in "${AREAS[@]}"; do
 done
 python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" "${area_args[@]}" >"$BUILD/tests.tsv"
 
-python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
-	--info "$INFO" --seed "$MUTATE_SEED" --max "$MUTATE_MAX" >"$BUILD/sample.tsv"
 # (selftests/areas: which area's tests judge a mutant, by its file)
 identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" \
 	"${records[@]}" "$TOP/selftests/areas" "$KERNEL_SPLAT_RE")
 kernel_id=$(sha256sum "$BZ" | cut -c1-16)
+
+# The seed: held out unless MUTATE_REUSE_SEED=1 asks for a used one.
+seed_phase=$(python3 "$TOP/scripts/coverage/mutate.py" seed --registry "$REGISTRY" --seed "$MUTATE_SEED" \
+	--reuse "$MUTATE_REUSE_SEED" --identity "$identity" --kernel "$kind" --max "$MUTATE_MAX" --date "$(date -u +%F)") ||
+	die "no seed for this run (above)"
+read -r seed phase <<<"$seed_phase"
+held_out=$(awk -F'\t' -v s="$seed" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")
+msg "seed $seed: $phase$([ "$phase" = held-out ] || printf ' (its held-out score: %s)' "$held_out")"
+
+python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
+	--info "$INFO" --seed "$seed" --max "$MUTATE_MAX" --kernel "$kind" --strata "$BUILD/strata.tsv" >"$BUILD/sample.tsv"
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
 if [ ! -f "$results" ]; then
 	# The gate: make qemu-test on the schemata kernel, no mutant selected.
 	gate=$BUILD/qemu-test
 	msg "the gate: make qemu-test's default set on the schemata kernel, no mutant selected ($gate)"
-	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto TREE="$MUT_TREE" RUN_DIR="$gate" \
-		"$TOP/scripts/select-tests.sh"
-	RUN_DIR="$gate" BZIMAGE="$BZ" INITRAMFS="$INITRD" KBUILD_OUT="$KBUILD_OUT" "$TOP/scripts/run-qemu.sh"
+	# (DEBUG=1 on the debug kernel: the verdict then wants KASAN and a
+	# kmemleak scan, as make qemu-test DEBUG=1's)
+	env -u TEST_ARGS -u GUEST_TESTS T='' GUEST_MODE=auto DEBUG="$gate_debug" \
+		TREE="$MUT_TREE" RUN_DIR="$gate" "$TOP/scripts/select-tests.sh"
+	env "${gate_env[@]}" RUN_DIR="$gate" BZIMAGE="$BZ" INITRAMFS="$INITRD" KBUILD_OUT="$KBUILD_OUT" \
+		"$TOP/scripts/run-qemu.sh"
 	"$TOP/scripts/verdict.sh" "$gate" ||
 		die "the schemata kernel with no mutant selected fails make qemu-test's verdict (run directory $gate): no mutant can be judged on it"
 	printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
 		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >"$results.new"
 	cp "$BUILD/tests.tsv" "$BUILD/results/$identity.tests"
-	# Same kernel, tests added or extended (the earlier tests are all
-	# still there): a mutant that was killed stays killed, only the
-	# survivors run again (after a new baseline).
+	# An after round on the same kernel with other tests: a mutant that
+	# was killed stays killed when it is the same mutant (its key: file,
+	# line, operator, text, the file's blob) and its killing test is still
+	# there; the rest runs again (after a new baseline). A held-out round
+	# carries nothing: its verdicts are all of this suite.
 	prev=$(grep -l "^# make mutate verdicts: kernel $kernel_id," "$BUILD"/results/*.tsv 2>/dev/null |
 		xargs -r ls -t | head -n 1 || true)
-	if [ -n "$prev" ] && [ -z "$(comm -23 <(sort "${prev%.tsv}.tests") <(sort "$BUILD/tests.tsv"))" ]; then
-		awk -F'\t' -v from="$(basename "$prev" .tsv)" 'BEGIN { OFS = "\t" }
-			!/^#/ && $1 != 0 && ($2 == "killed" || $2 == "timeout" || $2 == "crash") {
-				$5 = ($5 == "" ? "" : $5 "; ") "carried over from " from; print }' "$prev" >>"$results.new"
+	if [ "$phase" = after ] && [ -n "$prev" ]; then
+		python3 "$TOP/scripts/coverage/mutate.py" carry --prev "$prev" --name "$(basename "$prev" .tsv)" \
+			--mutants "$BUILD/mutants.tsv" --tests "$BUILD/tests.tsv" >>"$results.new"
 		msg "the kernel of $(basename "$prev"): $(grep -vc '^#' "$results.new" || true) killed mutants carried over, the rest runs"
 	fi
 	mv "$results.new" "$results"
 fi
 n_run=$(awk -F'\t' 'NR > 1 && $9 == "run"' "$BUILD/sample.tsv" | wc -l)
-msg "sample (MUTATE_SEED=$MUTATE_SEED, MUTATE_MAX=$MUTATE_MAX): $(($(wc -l <"$BUILD/sample.tsv") - 1)) mutants, $n_run to run," \
-	"$(awk -F'\t' '$9 == "nobuild"' "$BUILD/sample.tsv" | wc -l) do not build," \
-	"$(awk -F'\t' '$9 == "notexec"' "$BUILD/sample.tsv" | wc -l) never executed by make coverage; verdicts in $results"
+msg "sample (seed $seed, $phase, MUTATE_MAX=$MUTATE_MAX, $kind kernel): $n_run mutants to run, drawn from" \
+	"$(awk -F'\t' 'NR > 1 { n += $3 } END { print n + 0 }' "$BUILD/strata.tsv") executed;" \
+	"$(awk -F'\t' 'NR > 1 { n += $5 } END { print n + 0 }' "$BUILD/strata.tsv") do not build," \
+	"$(awk -F'\t' 'NR > 1 { n += $4 } END { print n + 0 }' "$BUILD/strata.tsv") never executed by make coverage; verdicts in $results"
 
 # guest_loop SLOT SLOTS [MAX]: boot the schemata kernel again and again,
 # each boot with the next plan of guest SLOT of SLOTS (mutate.py plan
@@ -159,7 +200,8 @@ guest_loop() {
 			cp "$BUILD/select-$a/selection" "$dir/root/etc/netkit-6.1/selection-$a"
 		done
 		plan=$(python3 "$TOP/scripts/coverage/mutate.py" plan --sample "$BUILD/sample.tsv" --results "$results" \
-			--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir" --slot "$slot" --slots "$slots")
+			--tests "$BUILD/tests.tsv" --per-boot "$MUTATE_PER_BOOT" --dir "$dir" --slot "$slot" --slots "$slots" \
+			--cmdline "$mut_cmdline")
 		[ "$plan" != "done" ] || break
 		IFS=$'\t' read -r cmdline limit <<<"$plan"
 		cp "$dir/plan" "$dir/root/etc/netkit-6.1/mutate-plan"
@@ -167,7 +209,10 @@ guest_loop() {
 		install -m 0755 "$TOP/qemu/mutate-init" "$dir/root/mutate-init"
 		boot=$((boot + 1))
 		echo "$boot" >"$BUILD/boot-$slot.count"
-		done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" && $2 != "retry" { print $1 }' "$results" | sort -u | wc -l)
+		# the boot's id in the verdicts (mutate.py collect reads it)
+		printf 's%s-g%s-b%s-%s\n' "$seed" "$slot" "$boot" "$(date -u +%Y%m%dT%H%M%S)" >"$dir/boot-id"
+		done_n=$(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" { v[$1] = $2 }
+			END { for (i in v) if (v[i] !~ /^(retry|confirm|survived-shared)$/) n++; print n + 0 }' "$results")
 		msg "guest $slot boot $boot ($(($(date +%s) - t0))s, $done_n of $n_run done): mutants $(cut -d' ' -f1 "$dir/plan" | tr '\n' ' ')"
 		# The project's one boot path and verdict: a run directory of
 		# run-qemu.sh's (console.log, result, its record qemu) with the
@@ -215,10 +260,13 @@ done
 boot=$(cat "$BUILD"/boot-*.count 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
 secs=$(($(date +%s) - t0))
 report=$BUILD/mutate-report.md
+verdicts=$TOP/selftests/results/mutate-verdicts-$seed.tsv
 python3 "$TOP/scripts/coverage/mutate.py" report --sample "$BUILD/sample.tsv" --results "$results" --equivalent "$EQUIV" \
-	--title "make mutate, $(date -u +%F), MUTATE_SEED=$MUTATE_SEED MUTATE_MAX=$MUTATE_MAX, series $(tree_git log -1 --format=%h refs/netkit/applied)" >"$report"
+	--strata "$BUILD/strata.tsv" --seed "$seed" --phase "$phase" --kernel "$kind" --held-out "$held_out" \
+	--verdicts "$verdicts" --registry "$REGISTRY" \
+	--title "make mutate, $(date -u +%F), seed $seed ($phase), MUTATE_MAX=$MUTATE_MAX, $kind kernel, series $(tree_git log -1 --format=%h refs/netkit/applied)" >"$report"
 if [ "$boot" -gt 0 ]; then
 	printf '\n%s boots in %s s this run\n' "$boot" "$secs" >>"$report"
 fi
-grep '^mutate:' "$report"
-step_done "$boot boots, $secs s; report $report"
+grep -E '^(mutate:|\*\*(HELD OUT|AFTER)\*\*)' "$report"
+step_done "$boot boots, $secs s; report $report; raw verdicts $verdicts (commit it with selftests/results/mutate-seeds)"

@@ -5,12 +5,21 @@
 # make apply); scripts/coverage/mutate-gen.py lists every mutant of the files of
 # configs/coverage.objects (the shared files only in the lines the series
 # adds) into $BUILD/mutants.tsv and writes all of them into the worktree at
-# once, each behind nk_mut(ID). The kernel step then builds it with
+# once, each behind nk_mut(ID), and so the inline functions of the
+# series' headers (MUT_HEADERS: their schemata reach every object that
+# includes them). The kernel step then builds it with
 # configs/mutate.config; a mutant that the compiler refuses (an error at
-# one of its lines, from $BUILD/schemata-lines.tsv) is listed in
+# one of its lines, or in a macro or header expanded there, from
+# $BUILD/schemata-lines.tsv: mutate-gen.py nobuild) is listed in
 # $BUILD/nobuild.tsv and left out, and the build is repeated until it
 # passes. Then the selftests and the initramfs of that tree, as for the
 # test kernel. One build serves every mutant.
+#
+# MUTATE_DEBUG=1 (the Makefile then sets BUILD, MUT_TREE and SEED_KBUILD
+# to the debug ones): the same schemata on the debug kernel,
+# configs/debug.config on top (KASAN, lockdep, PROVE_RCU, kmemleak), for
+# the operators whose kill is a sanitizer's report (mutate-gen.py's
+# kernel column "debug").
 #
 # The build is not a cold one. Run as root, it starts from a copy of the
 # test kernel's objects (SEED_KBUILD, the Makefile passes the
@@ -47,8 +56,13 @@ elif [ "$(git -C "$MUT_TREE" rev-parse HEAD)" != "$applied" ] &&
 	rm -f "$BUILD/nobuild.tsv"
 	msg "worktree moved to the applied series $(git -C "$MUT_TREE" log -1 --format=%h)"
 fi
-# The files: "all" in full, "added" only where the series adds lines.
+# The files: "all" in full, "added" only where the series adds lines;
+# then the headers the series adds, whose inline functions are mutated
+# in full (the #if branches of the config: netkit.h has none with
+# CONFIG_NETKIT=y).
+MUT_HEADERS=(include/linux/bpf_mprog.h include/net/tcx.h include/net/netkit.h)
 mapfile -t specs < <(awk '!/^[[:space:]]*(#|$)/ { f = $1; sub(/\.o$/, ".c", f); print ($2 == "added" ? f ":added" : f) }' "$OBJECTS")
+specs+=("${MUT_HEADERS[@]}")
 # #if branches are decided by the test config (the coverage build's, the
 # same fragments but gcov): mutants in branches that are not built are
 # not generated.
@@ -79,7 +93,9 @@ build_schemata() {
 		TREE=$MUT_TREE "$TOP/scripts/build-kernel.sh"
 	fi
 }
-export KBUILD_OUT EXTRA_CONFIGS="$TOP/configs/mutate.config ${EXTRA_CONFIGS:-}"
+debug_config=''
+[ "${MUTATE_DEBUG:-}" != 1 ] || debug_config=$TOP/configs/debug.config
+export KBUILD_OUT EXTRA_CONFIGS="$TOP/configs/mutate.config $debug_config ${EXTRA_CONFIGS:-}"
 fast=no
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && [ -n "${SEED_KBUILD:-}" ] &&
 	[ -f "$SEED_KBUILD/arch/x86/boot/bzImage" ] &&
@@ -116,15 +132,11 @@ for round in $(seq 1 20); do
 	cat "$BUILD/kernel-errors.txt" >&2
 	[ "$rc" -ne 0 ] || break
 	log=$BUILD/logs/kernel.log
-	# file:line: error: ... in the schemata files (at TREE's path in the
-	# namespace, the worktree's otherwise) -> the mutants there
-	new=$(grep -aE "^($MUT_TREE|$TREE)/[^:]+:[0-9]+:[0-9]+: error:" "$log" |
-		sed -E "s#^($MUT_TREE|$TREE)/##" | sort -u |
-		awk -F'\t' -v lines="$BUILD/schemata-lines.tsv" '
-			BEGIN { while ((getline l < lines) > 0) { split(l, f, "\t"); if (f[1] != "id") { n++; id[n] = f[1]; file[n] = f[2]; lo[n] = f[3]; hi[n] = f[4] } } }
-			{ split($0, p, ":"); hit = 0
-			  for (i = 1; i <= n; i++) if (file[i] == p[1] && p[2] + 0 >= lo[i] + 0 && p[2] + 0 <= hi[i] + 0) { print id[i] "\t" $0; hit = 1 }
-			  if (!hit) print "none\t" $0 }')
+	# the errors -> the mutants at their lines in the schemata files (at
+	# TREE's path in the namespace, the worktree's otherwise), or at the
+	# lines of the notes of the macro expansion or include they are in
+	new=$(python3 "$TOP/scripts/coverage/mutate-gen.py" nobuild --lines "$BUILD/schemata-lines.tsv" \
+		--log "$log" "$MUT_TREE" "$TREE" | sort -u)
 	if [ -z "$new" ]; then
 		die "the schemata kernel failed to build, not at a mutant's line; see $log"
 	fi
