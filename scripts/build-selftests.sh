@@ -74,14 +74,18 @@ tcc=("$ARCH_CC")
 if [ -n "$ARCH_CROSS" ]; then
 	# The target's -dev packages are in the sysroot of make deps
 	# ARCH=<arch> (not installed): its headers before the host's, its
-	# libraries to link against.
+	# libraries to link against - for gcc and for what the Makefile
+	# links with clang (urandom_read and its library: LDFLAGS). The
+	# host tools' links see the same -L and skip the target's
+	# libraries as incompatible.
 	sr=$ARCH_SYSROOT
 	[ -f "$sr/usr/include/libelf.h" ] || die "no libelf.h in $sr; run: make deps ARCH=$ARCH"
 	# shellcheck disable=SC2054 # the linker option has commas
-	tcc+=(-isystem "$sr/usr/include/$ARCH_TRIPLET" -isystem "$sr/usr/include"
-		-L"$sr/usr/lib/$ARCH_TRIPLET" -L"$sr/lib/$ARCH_TRIPLET"
+	sysroot_ld=(-L"$sr/usr/lib/$ARCH_TRIPLET" -L"$sr/lib/$ARCH_TRIPLET"
 		-Wl,-rpath-link,"$sr/usr/lib/$ARCH_TRIPLET:$sr/lib/$ARCH_TRIPLET")
-	cross=(ARCH="$ARCH_KBUILD" CROSS_COMPILE="$ARCH_CROSS" CC="${tcc[*]}" CLANG="clang --target=$ARCH_TRIPLET")
+	tcc+=(-isystem "$sr/usr/include/$ARCH_TRIPLET" -isystem "$sr/usr/include" "${sysroot_ld[@]}")
+	cross=(ARCH="$ARCH_KBUILD" CROSS_COMPILE="$ARCH_CROSS" CC="${tcc[*]}" LDFLAGS="${sysroot_ld[*]}"
+		CLANG="clang --target=$ARCH_TRIPLET")
 	STMAKE+=("${cross[@]}")
 fi
 # The project's helpers need the series' uapi; the base tree of make
