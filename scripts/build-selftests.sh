@@ -147,15 +147,34 @@ if [ -f "$tests_h" ] && ! cmp -s <(grep '^DEFINE_TEST' "$tests_h") \
 	msg "prog_tests/tests.h names other tests than prog_tests/*.c define: regenerated"
 	rm -f "$tests_h"
 fi
-run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
-if [ "${#cross[@]}" -ne 0 ]; then
-	# The target's bpftool where a native build leaves it, its
-	# skeletons' vmlinux.h from the same BTF.
+# target_bpftool: the target's bpftool where a native build leaves it, its
+# skeletons' vmlinux.h from the same BTF.
+target_bpftool() {
 	mkdir -p "$SELFTESTS/tools/build/bpftool-$ARCH"
 	run_progress "$LOG" "bpftool build ($ARCH)" submake -C "$TREE/tools/bpf/bpftool" -j"$JOBS" "${cross[@]}" \
 		VMLINUX_BTF="$BTF_FILE" OUTPUT="$SELFTESTS/tools/build/bpftool-$ARCH/" \
 		prefix= DESTDIR="$SELFTESTS/tools" install-bin
+}
+if [ -n "$ARCH_QEMU_USER" ]; then
+	# A target of the other byte order (s390x): 6.1's libbpf reads BPF
+	# objects of its own byte order only ("unsupported byte order of ELF
+	# file"), so the host's bpftool cannot link the selftests' objects
+	# or generate their skeletons. The target's bpftool can: it is built
+	# first and runs under QEMU's user-mode emulator with the sysroot's
+	# libraries, as the Makefile's BPFTOOL (a wrapper, rewritten only
+	# when it changes: the skeletons depend on it by mtime).
+	command -v "$ARCH_QEMU_USER" >/dev/null || die "$ARCH_QEMU_USER not found; run: make deps ARCH=$ARCH"
+	target_bpftool
+	wrapper=$BUILD/bpftool-$ARCH_QEMU_USER
+	printf '#!/bin/sh\nexec %s -L %s %s "$@"\n' "$ARCH_QEMU_USER" "$ARCH_SYSROOT" "$SELFTESTS/tools/sbin/bpftool" \
+		>"$wrapper.new"
+	chmod +x "$wrapper.new"
+	if cmp -s "$wrapper.new" "$wrapper"; then rm -f "$wrapper.new"; else mv -f "$wrapper.new" "$wrapper"; fi
+	"$wrapper" version >>"$LOG" 2>&1 || fail_with_log "$LOG" "the target's bpftool under $ARCH_QEMU_USER" 1
+	STMAKE+=(BPFTOOL="$wrapper")
 fi
+run_progress "$LOG" "test_progs build" "${STMAKE[@]}" "${keep_h[@]}" "$SELFTESTS/test_progs"
+[ "${#cross[@]}" -eq 0 ] || [ -n "$ARCH_QEMU_USER" ] || target_bpftool
 [ -x "$SELFTESTS/tools/sbin/bpftool" ] ||
 	die "the selftests build did not produce tools/sbin/bpftool; see $LOG"
 # Every program the guest runs is the target's.

@@ -82,6 +82,9 @@ arm64 | s390x)
 	name=$ARCH-deps
 	FOREIGN_ARCH=$ARCH_DEB
 	PACKAGES=("gcc-$ARCH_TRIPLET" "libc6-dev-$ARCH_DEB-cross" "$ARCH_QEMU_PKG")
+	# A big-endian target's bpftool runs under qemu-user for the
+	# selftests' build (lib.sh's ARCH_QEMU_USER).
+	[ -z "$ARCH_QEMU_USER" ] || PACKAGES+=(qemu-user)
 	# The guest's userland, unpacked into the sysroot: the programs, then
 	# every library their ELF NEEDED entries name (closed by hand:
 	# scripts/make-initramfs.sh stops naming a soname that the sysroot

@@ -42,23 +42,28 @@ die() {
 #   ARCH_SYSROOT   where the target's Debian packages are unpacked (empty:
 #                  the host's own files are the target's)
 #   ARCH_ELF       what readelf -h says of the target's Machine
+#   ARCH_QEMU_USER QEMU's user-mode emulator of the target (qemu-user),
+#                  for a target of the other byte order: the host's
+#                  bpftool (6.1's libbpf) cannot link or read its BPF
+#                  objects, the target's can (empty: not needed)
 : "${ARCH:=x86_64}"
 # shellcheck disable=SC2034 # used by the scripts that source this file
 case $ARCH in
 x86_64)
 	ARCH_KBUILD=x86_64 ARCH_SRC=x86 ARCH_CROSS='' ARCH_TRIPLET=x86_64-linux-gnu ARCH_DEB=amd64
 	ARCH_IMAGE=arch/x86/boot/bzImage ARCH_QEMU=qemu-system-x86_64 ARCH_QEMU_PKG=qemu-system-x86
-	ARCH_CONSOLE=ttyS0 ARCH_REPORT=/dev/ttyS1 ARCH_SYSROOT='' ARCH_ELF=X86-64
+	ARCH_CONSOLE=ttyS0 ARCH_REPORT=/dev/ttyS1 ARCH_SYSROOT='' ARCH_ELF=X86-64 ARCH_QEMU_USER=''
 	;;
 arm64)
 	ARCH_KBUILD=arm64 ARCH_SRC=arm64 ARCH_CROSS=aarch64-linux-gnu- ARCH_TRIPLET=aarch64-linux-gnu ARCH_DEB=arm64
 	ARCH_IMAGE=arch/arm64/boot/Image ARCH_QEMU=qemu-system-aarch64 ARCH_QEMU_PKG=qemu-system-arm
-	ARCH_CONSOLE=ttyAMA0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/arm64/sysroot ARCH_ELF=AArch64
+	ARCH_CONSOLE=ttyAMA0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/arm64/sysroot ARCH_ELF=AArch64 ARCH_QEMU_USER=''
 	;;
 s390x)
 	ARCH_KBUILD=s390 ARCH_SRC=s390 ARCH_CROSS=s390x-linux-gnu- ARCH_TRIPLET=s390x-linux-gnu ARCH_DEB=s390x
 	ARCH_IMAGE=arch/s390/boot/bzImage ARCH_QEMU=qemu-system-s390x ARCH_QEMU_PKG=qemu-system-misc
 	ARCH_CONSOLE=ttysclp0 ARCH_REPORT=/dev/hvc0 ARCH_SYSROOT=$NETKIT_CACHE/s390x/sysroot ARCH_ELF='IBM S/390'
+	ARCH_QEMU_USER=qemu-s390x
 	;;
 *) die "ARCH must be x86_64, arm64 or s390x, not '$ARCH'" ;;
 esac
