@@ -3,6 +3,7 @@
  * netkit-pair: create a netkit pair over rtnetlink.
  *
  *   netkit-pair [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS]
+ *               [-S [SCRUB]:[PEER_SCRUB]] [-H HEADROOM] [-T TAILROOM]
  *               PRIMARY PEER [l2|l3] [pass|drop] [pass|drop]
  *   netkit-pair -c -p PAIRING PRIMARY
  *   netkit-pair -s DEV
@@ -15,7 +16,11 @@
  * leaves unnamed) with the given u32 value, as a newer iproute2 does; with
  * -c it is sent alone as a change of the existing PRIMARY. -a gives the
  * primary an address (IFLA_ADDRESS, aa:bb:cc:dd:ee:ff). PEER "-" sends
- * no IFLA_NETKIT_PEER_INFO: the kernel names the peer. A refused request
+ * no IFLA_NETKIT_PEER_INFO: the kernel names the peer. -S sends
+ * IFLA_NETKIT_SCRUB and IFLA_NETKIT_PEER_SCRUB (none or default; a side
+ * left empty is not sent), so that the two ends can be made to differ;
+ * -H and -T send IFLA_NETKIT_HEADROOM and IFLA_NETKIT_TAILROOM (u16), which
+ * set both ends. A refused request
  * prints the errno and the kernel's extack message. -s prints the
  * netkit attributes RTM_GETLINK reports for DEV, as name=value (-1 for
  * one not reported): primary, mode, policy, peer_policy, scrub,
@@ -45,12 +50,32 @@ static int policy(const char *s)
 	exit(2);
 }
 
+static void usage(const char *prog) __attribute__((noreturn));
+
+/* -S: none, default or a number (sent as given); "" is left out (-1) */
+static int scrub(const char *s, const char *prog)
+{
+	char *end;
+	long v;
+
+	if (!*s)
+		return -1;
+	if (!strcmp(s, "none"))
+		return NETKIT_SCRUB_NONE;
+	if (!strcmp(s, "default"))
+		return NETKIT_SCRUB_DEFAULT;
+	v = strtol(s, &end, 0);
+	if (*end || v < 0)
+		usage(prog);
+	return v;
+}
+
 /* Mainline's IFLA_NETKIT_PAIRING, one past the last attribute 6.1 names. */
 #define MAINLINE_IFLA_NETKIT_PAIRING	(IFLA_NETKIT_MAX + 1)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS] PRIMARY PEER|- [l2|l3] [pass|drop] [pass|drop]\n"
+	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS] [-S [SCRUB]:[PEER_SCRUB]] [-H HEADROOM] [-T TAILROOM] PRIMARY PEER|- [l2|l3] [pass|drop] [pass|drop]\n"
 		"       %s -c -p PAIRING PRIMARY\n"
 		"       %s -s DEV\n", prog, prog, prog);
 	exit(2);
@@ -77,16 +102,32 @@ int main(int argc, char **argv)
 	int opt, err, ifindex = 0, peer_ifindex = 0, set_pairing = 0, change = 0;
 	const char *prog = argv[0], *show_dev = NULL;
 	unsigned char addr[6];
-	int set_addr = 0;
-	char extra;
+	int set_addr = 0, scrub_prim = -1, scrub_peer = -1;
+	long headroom = -1, tailroom = -1;
+	char extra, *colon;
 	__u32 pairing = 0;
 	struct nk_msg m;
 	struct nk_nl nl;
 	char ext[256];
 	char *end;
 
-	while ((opt = getopt(argc, argv, "a:ci:p:s:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:ci:p:s:H:S:T:")) != -1) {
 		switch (opt) {
+		case 'S':
+			colon = strchr(optarg, ':');
+			if (!colon)
+				usage(prog);
+			*colon = 0;
+			scrub_prim = scrub(optarg, prog);
+			scrub_peer = scrub(colon + 1, prog);
+			break;
+		case 'H':
+		case 'T':
+			*(opt == 'H' ? &headroom : &tailroom) = strtol(optarg, &end, 0);
+			if (*end || *optarg == '-' || !*optarg ||
+			    (opt == 'H' ? headroom : tailroom) > 0xffff)
+				usage(prog);
+			break;
 		case 'a':
 			if (sscanf(optarg, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx%c", &addr[0],
 				   &addr[1], &addr[2], &addr[3], &addr[4], &addr[5],
@@ -124,7 +165,9 @@ int main(int argc, char **argv)
 			usage(prog);
 		return show(show_dev);
 	}
-	if (change ? argc != 2 || !set_pairing || set_addr : argc < 3 || argc > 6)
+	if (change ? argc != 2 || !set_pairing || set_addr || scrub_prim >= 0 ||
+		     scrub_peer >= 0 || headroom >= 0 || tailroom >= 0 :
+		     argc < 3 || argc > 6)
 		usage(prog);
 
 	nk_netkit_begin(&m, RTM_NEWLINK,
@@ -136,6 +179,14 @@ int main(int argc, char **argv)
 		nk_put_u32(&m, IFLA_NETKIT_POLICY, argc > 4 ? policy(argv[4]) : NETKIT_PASS);
 		nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY,
 			   argc > 5 ? policy(argv[5]) : NETKIT_PASS);
+		if (scrub_prim >= 0)
+			nk_put_u32(&m, IFLA_NETKIT_SCRUB, scrub_prim);
+		if (scrub_peer >= 0)
+			nk_put_u32(&m, IFLA_NETKIT_PEER_SCRUB, scrub_peer);
+		if (headroom >= 0)
+			nk_put_u16(&m, IFLA_NETKIT_HEADROOM, headroom);
+		if (tailroom >= 0)
+			nk_put_u16(&m, IFLA_NETKIT_TAILROOM, tailroom);
 	}
 	if (set_pairing)
 		nk_put_u32(&m, MAINLINE_IFLA_NETKIT_PAIRING, pairing);

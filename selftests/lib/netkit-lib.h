@@ -252,6 +252,9 @@ struct nk_link {
 	int mtu, group;			/* IFLA_MTU, IFLA_GROUP */
 	int primary, policy, peer_policy, mode;	/* IFLA_NETKIT_*, -1 if none */
 	int scrub, peer_scrub;			/* ditto */
+	int headroom, tailroom;			/* ditto */
+	int carrier;			/* IFLA_CARRIER, -1 if none */
+	int master;			/* IFLA_MASTER, 0 if none */
 	int has_stats;
 	struct rtnl_link_stats64 st;
 };

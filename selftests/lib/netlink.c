@@ -391,6 +391,12 @@ static void parse_netkit(struct nk_link *l, const struct rtattr *data)
 		case IFLA_NETKIT_PEER_SCRUB:
 			l->peer_scrub = *(__u32 *)RTA_DATA(a);
 			break;
+		case IFLA_NETKIT_HEADROOM:
+			l->headroom = *(__u16 *)RTA_DATA(a);
+			break;
+		case IFLA_NETKIT_TAILROOM:
+			l->tailroom = *(__u16 *)RTA_DATA(a);
+			break;
 		}
 	}
 }
@@ -403,7 +409,8 @@ void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l)
 
 	memset(l, 0, sizeof(*l));
 	l->link = l->primary = l->policy = l->peer_policy = l->mode = -1;
-	l->scrub = l->peer_scrub = -1;
+	l->scrub = l->peer_scrub = l->headroom = l->tailroom = -1;
+	l->carrier = -1;
 	l->ifindex = ifi->ifi_index;
 	l->flags = ifi->ifi_flags;
 	for (a = IFLA_RTA(ifi); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
@@ -422,6 +429,12 @@ void nk_link_parse(const struct nlmsghdr *h, struct nk_link *l)
 			break;
 		case IFLA_OPERSTATE:
 			l->operstate = *(__u8 *)RTA_DATA(a);
+			break;
+		case IFLA_CARRIER:
+			l->carrier = *(__u8 *)RTA_DATA(a);
+			break;
+		case IFLA_MASTER:
+			l->master = *(__u32 *)RTA_DATA(a);
 			break;
 		case IFLA_STATS64:
 			memcpy(&l->st, RTA_DATA(a), sizeof(l->st));
