@@ -90,11 +90,11 @@ if [ "${#nic_topos[@]}" -gt 0 ]; then
 	nic_args="-netdev
 hubport,id=nkphys0,hubid=0
 -device
-virtio-net-pci,netdev=nkphys0,mac=$NIC_MAC0,addr=0x10,tx=timer,x-txtimer=$NIC_TXTIMER
+virtio-net-pci,netdev=nkphys0,mac=$NIC_MAC0,addr=0x10,ioeventfd=off,tx=timer,x-txtimer=$NIC_TXTIMER
 -netdev
 hubport,id=nkphys1,hubid=0
 -device
-virtio-net-pci,netdev=nkphys1,mac=$NIC_MAC1,addr=0x12,tx=timer,x-txtimer=$NIC_TXTIMER"
+virtio-net-pci,netdev=nkphys1,mac=$NIC_MAC1,addr=0x12,ioeventfd=off,tx=timer,x-txtimer=$NIC_TXTIMER"
 fi
 # Profiles only of the topologies this kernel runs (make bench-kernels
 # asks for the same list on every kernel; the base has no netkit).
