@@ -27,15 +27,20 @@
 # guest gets two virtio-net devices on a QEMU hub of their own (nothing
 # else on it, nothing leaves the machine): the node's (MAC NIC_MAC0, the
 # guest renames it nic0) and the remote host's (NIC_MAC1, nicr, moved into
-# the remote's netns). Their transmit runs on a timer of QEMU's virtual
-# clock (tx=timer) of NIC_TXTIMER ns: under -icount that clock is the
-# instruction count, so the device sends what the guest queued after that
-# many guest instructions (1: at once), at the same point of every run;
-# QEMU's default, a bottom half of its main loop, would send it whenever
-# the host thread gets to it, at a different instruction each run, and
-# its 150 us timer would let an idle guest's clock jump 150,000
+# the remote's netns). Everything the devices do must happen at a fixed
+# guest instruction: the guest's notifications are handled in the vCPU's
+# own thread (ioeventfd=off: QEMU's default hands them to its main loop
+# through an eventfd, and the device then acts whenever that host thread
+# gets to it - two runs of the same guest differed by 10-25 %), and their
+# transmit runs on a timer of QEMU's virtual clock (tx=timer) of
+# NIC_TXTIMER ns, which under -icount is the instruction count: the device
+# sends what the guest queued that many instructions later (1: at once);
+# QEMU's default transmit, a bottom half of its main loop, is host time
+# again, and its 150 us timer would let an idle guest's clock jump 150,000
 # instructions per packet. bench/README.md says what counts under icount
-# (the driver's instructions) and what does not (the emulated wire). BENCH_OUT is the result directory (default
+# (the driver's instructions) and what does not (the emulated wire).
+#
+# BENCH_OUT is the result directory (default
 # $BUILD/bench/<mode>) and BENCH_KERNEL a name for the kernel in the
 # results (make bench-kernels: base, series, mainline); the run before
 # stays in BENCH_OUT-previous for the report's comparison of two
