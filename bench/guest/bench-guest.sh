@@ -49,8 +49,8 @@
 # Every device, lo included, has MTU 1500, so no topology gets a larger
 # MSS than another. The NICs keep what virtio-net negotiates with QEMU's
 # hub (no checksum or segmentation offload: the hub takes no virtio-net
-# header), GSO and GRO in software as the kernel turns them on; the
-# counters record their features.
+# header; without scatter-gather the kernel turns GSO off on them, GRO
+# stays on); the counters record their features.
 # Workloads: tcp1 and tcp4 (iperf3 -J, 1 and 4 streams), rr (sockperf
 # ping-pong over TCP, round trip), udp (nkbench udp: one flow of UDP_SIZE-
 # byte datagrams, client to server, then server to client, sender and
