@@ -68,7 +68,7 @@ bench_mode() {
 		d_workloads="tcp1 rr udp"
 		;;
 	smoke/icount)
-		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.2 d_scale="10" d_timeout=420
+		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.2 d_scale="10" d_timeout=900
 		d_workloads="tcp1 rr udp"
 		;;
 	kernels/icount)
