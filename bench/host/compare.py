@@ -245,8 +245,9 @@ def main():
                     a, b = val(k, e["a"], m), val(k, e["b"], m)
                     if a is None or b is None:
                         continue
+                    d = 0 if DIGITS[m] == 1 else DIGITS[m]
                     checks.append((e["what"].format(bound=bound, label=LABEL[m]) + f", on {k}",
-                                   a <= bound * b, f"{a:,.0f} vs {b:,.0f} ({a / b:.4f}x)"))
+                                   a <= bound * b, f"{a:,.{d}f} vs {b:,.{d}f} ({a / b:.4f}x)"))
     expectations_md(md, checks)
 
     # Two consecutive runs of each kernel.
