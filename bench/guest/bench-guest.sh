@@ -688,6 +688,9 @@ teardown() {
 		ip netns del "$ns"
 	done
 	if [ -n "$NIC" ]; then
+		# (veth-phys-clsact's qdisc and filter would outlive it: the
+		# next topology's packets from the remote would go to its gone pod)
+		nkbench tc-detach nic0
 		ip addr flush dev nic0
 		ip link set nic0 down
 	fi

@@ -3,6 +3,7 @@
  * nkbench: the bench guest's loader and scale probe.
  *
  *   nkbench tc-attach OBJ DEV TARGET [NEXTHOP]
+ *   nkbench tc-detach DEV
  *   nkbench netkit-pair PRIMARY PEER
  *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]
  *   nkbench tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]
@@ -21,7 +22,8 @@
  * program of OBJ through a tcx link at the ingress of DEV
  * (BPF_TCX_INGRESS), pinned the same way. Both set the program's expected
  * attach type before loading, so one tc program serves every hook.
- * With NEXTHOP (an IPv4 address) the program's read-only data is 8 bytes,
+ * tc-detach deletes DEV's clsact qdisc and its filters (the NIC outlives
+ * the topology that attached them). With NEXTHOP (an IPv4 address) the program's read-only data is 8 bytes,
  * the target's ifindex and the next hop in network byte order
  * (redirect_neigh_nh.bpf.c's cfg); without it, 4 bytes, the ifindex.
  * netkit-pair creates a netkit pair in L3 mode with pass as the default
@@ -635,6 +637,7 @@ static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s tc-attach OBJ DEV TARGET [NEXTHOP]\n"
+		"       %s tc-detach DEV\n"
 		"       %s netkit-pair PRIMARY PEER\n"
 		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]\n"
 		"       %s tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]\n"
@@ -642,7 +645,7 @@ static void usage(const char *prog)
 		"       %s udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW\n"
 		"       %s now\n"
 		"       %s has netkit|tcx\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -685,6 +688,15 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		read_obj(argv[4]);
 		return cmd_scale(!strcmp(argv[2], "netkit"), n);
+	}
+	if (argc == 3 && !strcmp(argv[1], "tc-detach")) {
+		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex_of(argv[2]),
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+		err = bpf_tc_hook_destroy(&hook);
+		if (err && err != -ENOENT && err != -EINVAL)
+			die("tc detach on %s: %s", argv[2], strerror(-err));
+		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "netkit-pair")) {
 		nl_open();
