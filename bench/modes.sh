@@ -19,8 +19,11 @@
 #                   reports' tables say "64 B")
 #   WORKLOADS       tcp1 tcp4 rr udp (tcp4 only on the wall clock)
 #   ISOLATE         yes: each topology alone (set up, measured, torn down,
-#                   one after the other); no: all set up at once, the
-#                   topologies interleaved in each round
+#                   one after the other; the default of every mode: the
+#                   guest has one NIC for the topologies over the physical
+#                   device); no: all set up at once, the topologies
+#                   interleaved in each round (at most one of them on the
+#                   NIC)
 #   PROFILE         topologies profiled with perf after their last round
 #   PROFILE_PERIOD  perf's cpu-clock period in ns (icount: instructions)
 #   SCALE_N         pair counts of the scale curve (empty: none)
@@ -35,20 +38,20 @@
 # TOPOS, the topologies, defaults to every topology of bench/topologies
 # that the kernel has (bench_topologies).
 #
-# Modes (icount): smoke is make test's (one round, short runs, the
-# topologies interleaved); full is two rounds, the profiles, the scale
-# curve; kernels is make bench-kernels' run on each of its kernels: one
-# round of each topology alone, so that what one topology attaches (a tcx
-# link, a clsact qdisc, their static keys) is not on the path of another,
-# and the same system state on every kernel; the profiles of the paths
-# its expectations are about (those the kernel has), from which
-# bench/host/compare.py shows where two kernels differ.
+# Modes (icount): smoke is make test's (one round, short runs); full is
+# two rounds, the profiles, the scale curve; kernels is make
+# bench-kernels' run on each of its kernels: one round, the profiles of
+# the paths its expectations are about (those the kernel has), from which
+# bench/host/compare.py shows where two kernels differ. In every mode each
+# topology is alone: the NIC serves one topology at a time, what one
+# topology attaches (a tcx link, a clsact qdisc, their static keys) is not
+# on the path of another, and every kernel runs each in the same state.
 
 # shellcheck disable=SC2034 # the parameters are read by the scripts that source this file
 bench_mode() {
 	MODE=${BENCH:-full}
 	CLOCK=${BENCH_CLOCK:-icount}
-	local d_rounds d_duration d_omit d_rr d_udp d_workloads d_isolate=no d_profile=""
+	local d_rounds d_duration d_omit d_rr d_udp d_workloads d_isolate=yes d_profile=""
 	local d_period=50000 d_scale d_timeout
 	case $MODE/$CLOCK in
 	full/wall)
@@ -61,16 +64,16 @@ bench_mode() {
 		;;
 	full/icount)
 		d_rounds=2 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="10 100 1000" d_timeout=3600
-		d_profile="lo veth-pair netkit-pair veth-bpf netkit-bpf veth-phys netkit-phys"
+		d_profile="lo veth-pair netkit-pair veth-bpf netkit-bpf veth-phys netkit-phys host-phys"
 		d_workloads="tcp1 rr udp"
 		;;
 	smoke/icount)
-		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.2 d_scale="10" d_timeout=420
+		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.2 d_scale="10" d_timeout=900
 		d_workloads="tcp1 rr udp"
 		;;
 	kernels/icount)
 		d_rounds=1 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=3600
-		d_workloads="tcp1 rr udp" d_isolate=yes
+		d_workloads="tcp1 rr udp"
 		d_profile="lo veth-pair veth-bpf netkit-pair netkit-bpf netkit-phys host-phys"
 		;;
 	kernels/wall) die "BENCH=kernels compares instruction counts: it needs BENCH_CLOCK=icount" ;;
@@ -108,7 +111,7 @@ bench_mode() {
 }
 
 # bench_topologies HAVE: the topologies of bench/topologies whose needs
-# are all in HAVE (words: netkit, tcx), in the file's order.
+# are all in HAVE (words: netkit, tcx, nic), in the file's order.
 bench_topologies() {
 	awk -v have=" $1 " '
 		/^#/ || NF < 3 { next }
@@ -118,8 +121,8 @@ bench_topologies() {
 		END { print "" }' "$TOP/bench/topologies"
 }
 
-# bench_topology_needs TOPO: what TOPO needs ("-", "netkit", "netkit,tcx"),
-# empty for an unknown topology.
+# bench_topology_needs TOPO: what TOPO needs ("-", "netkit", "netkit,tcx",
+# "tcx,nic", ...), empty for an unknown topology.
 bench_topology_needs() {
 	awk -v t="$1" '!/^#/ && $1 == t { print $2 }' "$TOP/bench/topologies"
 }

@@ -10,7 +10,8 @@
 # the plant's and not the setup's. And a guest that finishes but fails
 # with nothing else to show (a guest test's non-zero exit with no "not
 # ok" line, the bench guest's exit status 2) fails qemu-test and the
-# bench, naming the exit status.
+# bench, naming the exit status. The bench's QEMU gets the guest's NIC
+# (two virtio-net devices on one hub) when the kernel has virtio-net.
 #
 # make qemu-test's boot step is also run for ARCH=arm64 and ARCH=s390x
 # (their QEMU, machine and ports; the oops in that architecture's words).
@@ -37,7 +38,9 @@ mkdir -p "$fakebin"
 cat >"$fakebin/qemu-system-x86_64" <<'EOF'
 #!/usr/bin/env bash
 # A stand-in for QEMU: the console and the result port (-serial file:
-# ports, or a file -chardev) get the planted text.
+# ports, or a file -chardev) get the planted text; its arguments, one a
+# line, go to FAKE_ARGV when that is set.
+[ -z "${FAKE_ARGV:-}" ] || printf '%s\n' "$@" >"$FAKE_ARGV"
 ports=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -60,7 +63,7 @@ mkdir -p "$K/arch/x86/boot" "$K/arch/arm64/boot" "$K/arch/s390/boot" "$K/include
 for i in x86/boot/bzImage arm64/boot/Image s390/boot/bzImage; do
 	echo 'not a kernel' >"$K/arch/$i"
 done
-printf 'CONFIG_NETKIT=y\nCONFIG_NET_XGRESS=y\n' >"$K/.config"
+printf 'CONFIG_NETKIT=y\nCONFIG_NET_XGRESS=y\nCONFIG_PCI=y\nCONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_NET=y\n' >"$K/.config"
 echo '6.1.0-check' >"$K/include/config/kernel.release"
 echo 'not an initramfs' >"$B/initramfs.cpio"
 echo 'not an initramfs' >"$B/bench/initramfs.cpio"
@@ -130,7 +133,7 @@ boot() {
 		else
 			env+=(FAKE_CONSOLE="\nnkbench guest: Linux 6.1.0-check\nNKBENCH start\n" FAKE_RESULT="NKBENCH_RESULT rc=0\n")
 		fi
-		env BENCH=smoke BENCH_TIMEOUT=3 BENCH_OUT="$work/run-bench-$hang" "${env[@]}" \
+		env BENCH=smoke BENCH_TIMEOUT=3 BENCH_OUT="$work/run-bench-$hang" FAKE_ARGV="$work/bench-$hang.argv" "${env[@]}" \
 			"$TOP/bench/host/run.sh" >"$out" 2>&1 || rc=$?
 		;;
 	regress)
@@ -176,6 +179,17 @@ for kind in qemu-test qemu-test-arm64 qemu-test-s390x debian bench regress; do
 		failed+=("$kind: a clean planted run failed, so the check above proves nothing:"$'\n'"$(tail -n 20 "$work/$kind-0.out")")
 	else
 		msg "$kind: a clean run passes"
+	fi
+	# The bench's guest gets its NIC (the kernel has virtio-net): two
+	# virtio-net devices on one QEMU hub, each its own -netdev.
+	if [ "$kind" = bench ]; then
+		nics=$(grep -c '^virtio-net-pci,netdev=nkphys[01],mac=' "$work/bench-0.argv" || true)
+		ports=$(grep -c '^hubport,id=nkphys[01],hubid=0$' "$work/bench-0.argv" || true)
+		if [ "$nics" != 2 ] || [ "$ports" != 2 ]; then
+			failed+=("bench: QEMU got $nics virtio-net devices and $ports hub ports, not 2 and 2 ($work/bench-0.argv)")
+		else
+			msg "bench: QEMU gets the guest's NIC, two virtio-net devices on one hub"
+		fi
 	fi
 done
 if [ "${#failed[@]}" -ne 0 ]; then

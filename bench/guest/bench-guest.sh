@@ -22,23 +22,35 @@
 #   netkit-bpf     pod A -> pod B, two netkit pairs, program on each pair's
 #                  peer hook (netkit bpf link): bpf_redirect() to the other
 #                  pair's primary
-#   veth-phys      pod <-> "remote" over a stand-in physical device (a veth
-#                  pair whose far end is the remote host's NIC in a netns of
-#                  its own): out with bpf_redirect_neigh() at tcx ingress of
-#                  the pod's host-side veth, in with bpf_redirect_peer() at
-#                  tcx ingress of the physical device
+#   veth-phys      pod <-> "remote" over the node's physical device, a real
+#                  NIC (virtio-net, nic0; its wire, a QEMU hub, leads only
+#                  to the remote host's NIC, nicr, in a netns of its own):
+#                  out with bpf_redirect_neigh() to the next hop the program
+#                  knows at tcx ingress of the pod's host-side veth, in with
+#                  bpf_redirect_peer() at tcx ingress of the NIC
 #   veth-phys-clsact  veth-phys with the same programs at clsact ingress
 #                  (cls_bpf, direct action) instead of tcx: what a kernel
 #                  without tcx runs
 #   netkit-phys    the same with a netkit pair: out with bpf_redirect_neigh()
 #                  from the peer hook (the pod's own xmit), in with
-#                  bpf_redirect_peer() at tcx ingress of the physical device
+#                  bpf_redirect_peer() at tcx ingress of the NIC
+#   netkit-phys-route  netkit-phys with the bench's first program:
+#                  bpf_redirect_neigh() without a next hop, the helper
+#                  looks the route up for every packet
 #   host-phys      an application in the host namespace talks to the remote
-#                  through the same stand-in physical device: no pod, no
-#                  program (what netkit-phys is measured against)
+#                  through the same NIC: no pod, no program (what
+#                  netkit-phys is measured against)
+#   netkit-vphys   the first netkit-phys: the route lookup per packet, and
+#                  a veth pair as the stand-in for the physical device
+#                  (its far end the remote's NIC); its host path is
+#                  veth-pair, the same code
+# The NIC serves one topology at a time (ISOLATE=yes).
 # bench/topologies lists them with what each needs of the kernel.
 # Every device, lo included, has MTU 1500, so no topology gets a larger
-# MSS than another.
+# MSS than another. The NICs keep what virtio-net negotiates with QEMU's
+# hub (no checksum or segmentation offload: the hub takes no virtio-net
+# header; without scatter-gather the kernel turns GSO off on them, GRO
+# stays on); the counters record their features.
 # Workloads: tcp1 and tcp4 (iperf3 -J, 1 and 4 streams), rr (sockperf
 # ping-pong over TCP, round trip), udp (nkbench udp: one flow of UDP_SIZE-
 # byte datagrams, client to server, then server to client, sender and
@@ -71,13 +83,14 @@
 # RR_DURATION, UDP_DURATION, UDP_SIZE, SCALE_N, TOPOS, WORKLOADS, ISOLATE,
 # PROFILE (topologies to profile with perf after their measured rounds),
 # PROFILE_PERIOD (perf's cpu-clock period in ns), CLOCK (icount or wall),
-# ICOUNT (the shift).
+# ICOUNT (the shift), NIC_MAC0 and NIC_MAC1 (the MACs of the node's NIC and
+# the remote's), NIC_TXTIMER (their transmit timer, ns of the guest clock).
 
 # shellcheck source=/dev/null
 . /etc/nkbench/params
 missing=""
 for p in MODE LABEL ROUNDS DURATION OMIT RR_DURATION UDP_DURATION UDP_SIZE SCALE_N TOPOS \
-	WORKLOADS ISOLATE PROFILE PROFILE_PERIOD CLOCK ICOUNT; do
+	WORKLOADS ISOLATE PROFILE PROFILE_PERIOD CLOCK ICOUNT NIC_MAC0 NIC_MAC1 NIC_TXTIMER; do
 	eval "[ -n \"\${$p+set}\" ]" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -130,6 +143,13 @@ devices() {
 	for d in /sys/class/net/*; do printf '%s ' "${d##*/}"; done
 }
 
+# nic_of MAC: the name of the device with that MAC (empty: none)
+nic_of() {
+	for d in /sys/class/net/*; do
+		[ "$(cat "$d/address" 2>/dev/null)" = "$1" ] && echo "${d##*/}" && return
+	done
+}
+
 # The host forwards nothing in the BPF topologies: IP ForwDatagrams of the
 # initial namespace, read around every measurement.
 forwarded() { awk '$1 == "Ip:" && $2 ~ /^[0-9]/ { print $7 }' /proc/net/snmp; }
@@ -146,10 +166,12 @@ topo_ends() {
 	netkit-routed) CLI=nb-nra SRV=nb-nrb ADDR=10.21.2.2 CADDR=10.21.1.2 ;;
 	veth-bpf) CLI=nb-vba SRV=nb-vbb ADDR=10.30.2.2 CADDR=10.30.1.2 ;;
 	netkit-bpf) CLI=nb-nba SRV=nb-nbb ADDR=10.31.2.2 CADDR=10.31.1.2 ;;
-	veth-phys) CLI=nb-vx SRV=nb-vxr ADDR=10.50.0.2 CADDR=10.50.1.2 ;;
-	veth-phys-clsact) CLI=nb-vc SRV=nb-vcr ADDR=10.53.0.2 CADDR=10.53.1.2 ;;
-	netkit-phys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
-	host-phys) CLI=- SRV=nb-hxr ADDR=10.52.0.2 CADDR=10.52.0.1 ;;
+	veth-phys) CLI=nb-vy SRV=nb-vyr ADDR=10.60.0.2 CADDR=10.60.1.2 ;;
+	veth-phys-clsact) CLI=nb-vc SRV=nb-vcr ADDR=10.63.0.2 CADDR=10.63.1.2 ;;
+	netkit-phys) CLI=nb-ny SRV=nb-nyr ADDR=10.61.0.2 CADDR=10.61.1.2 ;;
+	netkit-phys-route) CLI=nb-nz SRV=nb-nzr ADDR=10.64.0.2 CADDR=10.64.1.2 ;;
+	host-phys) CLI=- SRV=nb-hyr ADDR=10.62.0.2 CADDR=10.62.0.1 ;;
+	netkit-vphys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
 	*) return 1 ;;
 	esac
 }
@@ -240,10 +262,11 @@ setup_netkit_bpf() {
 		nkbench netkit-attach "$B/netkit_redirect.bpf.o" nbb-h nba-h "$PIN/nbb"
 }
 
-# phys_remote NS HOSTDEV REMDEV NET: the stand-in for the node's physical
-# device and the remote host behind it: a veth pair, HOSTDEV in the
-# initial namespace with NET.1/24, REMDEV in the remote's namespace NS with
-# NET.2/24; the remote routes the pods' NET's next /24 back via NET.1.
+# phys_remote NS HOSTDEV REMDEV NET: the veth stand-in for the node's
+# physical device and the remote host behind it (netkit-vphys): a veth
+# pair, HOSTDEV in the initial namespace with NET.1/24, REMDEV in the
+# remote's namespace NS with NET.2/24; the remote routes the pods' NET's
+# next /24 back via NET.1.
 phys_remote() {
 	netns "$1" &&
 		ip link add "$2" mtu 1500 type veth peer name "$3" mtu 1500 netns "$1" &&
@@ -253,51 +276,99 @@ phys_remote() {
 		ip -n "$1" route add "$4.1.0/24" via "$4.0.1"
 }
 
-# The pod (gateway a permanent neighbour with the host-side MAC, as in
-# veth-bpf) leaves through bpf_redirect_neigh() at tcx ingress of its
-# host-side veth; the remote's packets for it come in at tcx ingress of the
-# physical device, bpf_redirect_peer() into the pod's veth. The host has no
-# route to the pod: its stack only answers the remote's ARP.
+# phys_nic NS NET: the node's physical device, the real NIC nic0, in the
+# initial namespace with NET.0.1/24, and the remote host behind its wire:
+# the other NIC, nicr, moved into the remote's namespace NS with
+# NET.0.2/24; the remote routes the pods' NET.1.0/24 back via NET.0.1.
+# (teardown brings nicr back and both down.)
+phys_nic() {
+	if [ -z "$NIC" ]; then
+		# shellcheck disable=SC2153 # NIC_MAC1 is /etc/nkbench/params'
+		echo "no NIC: the guest has no virtio-net devices with MACs $NIC_MAC0 and $NIC_MAC1"
+		return 1
+	fi
+	netns "$1" &&
+		ip link set nicr netns "$1" &&
+		ip link set nic0 mtu 1500 up && ip -n "$1" link set nicr mtu 1500 up &&
+		ip addr add "$2.0.1/24" dev nic0 &&
+		ip -n "$1" addr add "$2.0.2/24" dev nicr &&
+		ip -n "$1" route add "$2.1.0/24" via "$2.0.1"
+}
+
+# veth_phys_pod NS PODDEV HOSTDEV NET: veth-phys' pod, NET.1.2/32, its
+# gateway a permanent neighbour with the host-side MAC (as in veth-bpf).
+veth_phys_pod() {
+	veth_pod "$1" "$3" "$2" &&
+		ip -n "$1" addr add "$4.1.2/32" dev "$2" &&
+		ip -n "$1" route add 169.254.0.1/32 dev "$2" &&
+		ip -n "$1" neigh add 169.254.0.1 lladdr "$(mac_of "$3")" dev "$2" nud permanent &&
+		ip -n "$1" route add default via 169.254.0.1 dev "$2"
+}
+
+# The pod leaves through bpf_redirect_neigh() to the next hop the program
+# knows (the remote, on the NIC's link) at tcx ingress of its host-side
+# veth; the remote's packets for it come in at tcx ingress of the NIC,
+# bpf_redirect_peer() into the pod's veth. The host has no route to the
+# pod: its stack only answers the remote's ARP.
 setup_veth_phys() {
 	mkdir -p "$PIN" &&
-		veth_pod nb-vx vx-h vx-p && phys_remote nb-vxr vxe-h vxe-r 10.50 &&
-		ip -n nb-vx addr add 10.50.1.2/32 dev vx-p &&
-		ip -n nb-vx route add 169.254.0.1/32 dev vx-p &&
-		ip -n nb-vx neigh add 169.254.0.1 lladdr "$(mac_of vx-h)" dev vx-p nud permanent &&
-		ip -n nb-vx route add default via 169.254.0.1 dev vx-p &&
-		nkbench tcx-attach "$B/redirect_neigh.bpf.o" vx-h vxe-h "$PIN/vx-out" &&
-		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" vxe-h vx-h "$PIN/vx-in"
+		phys_nic nb-vyr 10.60 && veth_phys_pod nb-vy vy-p vy-h 10.60 &&
+		nkbench tcx-attach "$B/redirect_neigh_nh.bpf.o" vy-h nic0 "$PIN/vy-out" 10.60.0.2 &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nic0 vy-h "$PIN/vy-in"
 }
 
 # veth-phys as a kernel without tcx runs it: the same programs at clsact
 # ingress (cls_bpf, direct action) of the pod's host-side veth and of the
-# physical device.
+# NIC.
 setup_veth_phys_clsact() {
-	veth_pod nb-vc vc-h vc-p && phys_remote nb-vcr vce-h vce-r 10.53 &&
-		ip -n nb-vc addr add 10.53.1.2/32 dev vc-p &&
-		ip -n nb-vc route add 169.254.0.1/32 dev vc-p &&
-		ip -n nb-vc neigh add 169.254.0.1 lladdr "$(mac_of vc-h)" dev vc-p nud permanent &&
-		ip -n nb-vc route add default via 169.254.0.1 dev vc-p &&
-		nkbench tc-attach "$B/redirect_neigh.bpf.o" vc-h vce-h &&
-		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" vce-h vc-h
+	phys_nic nb-vcr 10.63 && veth_phys_pod nb-vc vc-p vc-h 10.63 &&
+		nkbench tc-attach "$B/redirect_neigh_nh.bpf.o" vc-h nic0 10.63.0.2 &&
+		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" nic0 vc-h
+}
+
+# netkit_phys_pod NS PRIMARY PEER NET: a netkit pod, NET.1.2/32, the
+# default route its device (L3).
+netkit_phys_pod() {
+	netkit_pod "$1" "$2" "$3" &&
+		ip -n "$1" addr add "$4.1.2/32" dev "$3" &&
+		ip -n "$1" route add default dev "$3"
 }
 
 # The pod leaves through bpf_redirect_neigh() from the peer hook, in its
-# own device's xmit; inbound as in veth-phys, bpf_redirect_peer() into the
-# netkit primary lands in its peer, the pod's device.
+# own device's xmit, to the next hop the program knows; inbound as in
+# veth-phys, bpf_redirect_peer() into the netkit primary lands in its
+# peer, the pod's device.
 setup_netkit_phys() {
+	mkdir -p "$PIN" &&
+		phys_nic nb-nyr 10.61 && netkit_phys_pod nb-ny ny-h ny-p 10.61 &&
+		nkbench netkit-attach "$B/redirect_neigh_nh.bpf.o" ny-h nic0 "$PIN/ny-out" 10.61.0.2 &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nic0 ny-h "$PIN/ny-in"
+}
+
+# netkit-phys with the bench's first program: bpf_redirect_neigh() with no
+# next hop, the helper's route lookup in the host namespace per packet.
+setup_netkit_phys_route() {
+	mkdir -p "$PIN" &&
+		phys_nic nb-nzr 10.64 && netkit_phys_pod nb-nz nz-h nz-p 10.64 &&
+		nkbench netkit-attach "$B/redirect_neigh.bpf.o" nz-h nic0 "$PIN/nz-out" &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nic0 nz-h "$PIN/nz-in"
+}
+
+# The host's own application (the client in the initial namespace) and the
+# remote behind the same NIC: no pod, no program.
+setup_host_phys() {
+	phys_nic nb-hyr 10.62
+}
+
+# The first netkit-phys, as the bench had it before the NIC: the route
+# lookup per packet, a veth pair as the stand-in for the physical device.
+setup_netkit_vphys() {
 	mkdir -p "$PIN" &&
 		netkit_pod nb-nx nx-h nx-p && phys_remote nb-nxr nxe-h nxe-r 10.51 &&
 		ip -n nb-nx addr add 10.51.1.2/32 dev nx-p &&
 		ip -n nb-nx route add default dev nx-p &&
 		nkbench netkit-attach "$B/redirect_neigh.bpf.o" nx-h nxe-h "$PIN/nx-out" &&
 		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nxe-h nx-h "$PIN/nx-in"
-}
-
-# The host's own application (the client in the initial namespace) and the
-# remote behind the same stand-in physical device: no pod, no program.
-setup_host_phys() {
-	phys_remote nb-hxr hxe-h hxe-r 10.52
 }
 
 # Servers: iperf3 and sockperf in the server namespace, bound to ADDR;
@@ -334,7 +405,9 @@ setup_topo() {
 		veth-phys) setup_veth_phys ;;
 		veth-phys-clsact) setup_veth_phys_clsact ;;
 		netkit-phys) setup_netkit_phys ;;
+		netkit-phys-route) setup_netkit_phys_route ;;
 		host-phys) setup_host_phys ;;
+		netkit-vphys) setup_netkit_vphys ;;
 		esac >"$OUT" 2>&1; then
 		fail "$1" setup "$OUT"
 		return 1
@@ -372,14 +445,31 @@ softnet() {
 # idle CPU 0 would let the guest clock jump to the next timer
 idle0() { awk '$1 == "cpu0" { print $5 + $6; exit }' /proc/stat; }
 
-# mark: remember the counters before a measurement; marked: their deltas
+# nic_stat COUNTER: the node's NIC's counter (0 without a NIC)
+nic_stat() {
+	if [ -n "$NIC" ]; then cat "/sys/class/net/nic0/statistics/$1"; else echo 0; fi
+}
+
+# outsegs NS: TCP segments NS sent so far (/proc/net/snmp's Tcp OutSegs:
+# one per MSS-sized segment, whatever GSO packs them in)
+outsegs() {
+	# shellcheck disable=SC2016 # awk's program
+	in_ns "$1" awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snmp
+}
+
+# mark: remember the counters before a measurement; marked: their deltas,
+# the node's NIC's packets each way among them (0 on the topologies
+# without it)
 mark() {
 	f0=$(forwarded)
 	sn0=$(softnet)
 	id0=$(idle0)
+	tx0=$(nic_stat tx_packets)
+	rx0=$(nic_stat rx_packets)
 }
 marked() {
-	echo "host_fwd=$(($(forwarded) - f0)) softnet=$(($(softnet) - sn0)) idle_ticks=$(($(idle0) - id0))"
+	echo "host_fwd=$(($(forwarded) - f0)) softnet=$(($(softnet) - sn0)) idle_ticks=$(($(idle0) - id0))" \
+		"nic_tx=$(($(nic_stat tx_packets) - tx0)) nic_rx=$(($(nic_stat rx_packets) - rx0))"
 }
 
 # json_num FILE SECTION KEY: the first "KEY" after "SECTION" in iperf3's
@@ -396,6 +486,7 @@ stream() {
 	w=tcp$3
 	pin=""
 	[ "$3" -eq 1 ] && pin="-A 0,0"
+	sg0=$(outsegs "$CLI")
 	mark
 	rc=0
 	for attempt in 1 2; do
@@ -412,6 +503,10 @@ stream() {
 	bytes=$(json_num "$OUT" sum_received bytes)
 	secs=$(json_num "$OUT" sum_received seconds)
 	retr=$(json_num "$OUT" sum_sent retransmits)
+	# (the client's TCP segments over the whole run, the omitted seconds
+	# and the control connection's few included; report.py sets them
+	# against the bytes of all of iperf3's intervals in the raw JSON)
+	segs=$(($(outsegs "$CLI") - sg0))
 	case $bps in
 	'' | 0 | 0.0 | *[!0-9.e+]*)
 		fail "$1" "iperf3 $w round $2: rc=$rc, no throughput" "$OUT"
@@ -419,7 +514,7 @@ stream() {
 		;;
 	esac
 	echo "NKBENCH result round=$2 topo=$1 wl=$w bps=$bps bytes=${bytes:-NA} seconds=${secs:-NA}" \
-		"retransmits=${retr:-NA} $(marked)"
+		"retransmits=${retr:-NA} segs=$segs $(marked)"
 }
 
 # rr TOPO ROUND
@@ -560,6 +655,16 @@ counters() {
 		cat /proc/net/snmp
 		echo "--- /proc/net/softnet_stat"
 		cat /proc/net/softnet_stat
+		if [ -n "$NIC" ]; then
+			echo "--- the NIC: /proc/interrupts, virtio features, ethtool -i -k -S nic0"
+			cat /proc/interrupts
+			for v in /sys/bus/virtio/devices/*; do
+				echo "$v: $(cat "$v/device" "$v/features" | tr '\n' ' ')"
+			done
+			ethtool -i nic0
+			ethtool -k nic0
+			ethtool -S nic0
+		fi
 	} >"$OUT" 2>&1
 	raw "counters${1:+ topo=$1}" "$OUT"
 }
@@ -571,11 +676,24 @@ teardown() {
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	pids=""
 	rm -rf "$PIN"
-	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vx-h vxe-h vc-h vce-h \
-		nx-h nxe-h hxe-h; do
+	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vy-h vc-h ny-h nz-h \
+		nx-h nxe-h; do
 		[ -e "/sys/class/net/$d" ] && ip link del "$d"
 	done
-	for ns in $(ip netns list | cut -d' ' -f1); do ip netns del "$ns"; done
+	# The remote's NIC back to the initial namespace (moving closes it),
+	# the node's down, its addresses and neighbours gone: the next
+	# topology finds both as the first did.
+	for ns in $(ip netns list | cut -d' ' -f1); do
+		ip -n "$ns" link show nicr >/dev/null 2>&1 && ip -n "$ns" link set nicr netns 1
+		ip netns del "$ns"
+	done
+	if [ -n "$NIC" ]; then
+		# (veth-phys-clsact's qdisc and filter would outlive it: the
+		# next topology's packets from the remote would go to its gone pod)
+		nkbench tc-detach nic0
+		ip addr flush dev nic0
+		ip link set nic0 down
+	fi
 	left=$(devices)
 	if [ "$left" != "$DEVS0" ]; then
 		fail teardown "devices left behind: $left"
@@ -606,6 +724,17 @@ profiled() {
 kinds=veth
 if nkbench has netkit; then kinds="veth netkit"; fi
 T0=$(now)
+# The NICs by their MACs: the node's is nic0, the remote's nicr.
+NIC=""
+if [ -n "$NIC_MAC0" ]; then
+	n0=$(nic_of "$NIC_MAC0")
+	n1=$(nic_of "$NIC_MAC1")
+	if [ -n "$n0" ] && [ -n "$n1" ] && ip link set "$n0" name nic0 && ip link set "$n1" name nicr; then
+		NIC=nic0
+	else
+		say "no NIC with MAC $NIC_MAC0 and $NIC_MAC1 (devices: $(devices)): the topologies over it fail"
+	fi
+fi
 DEVS0=$(devices)
 echo 1 >/proc/sys/net/ipv4/ip_forward
 echo 1 >/proc/sys/net/ipv6/conf/all/disable_ipv6
@@ -622,6 +751,8 @@ echo "NKBENCH start mode=$MODE label=$LABEL clock=$CLOCK icount_shift=${ICOUNT:-
 	"topos=$(echo $TOPOS | tr ' ' ,) workloads=$(echo $WORKLOADS | tr ' ' ,)" \
 	"profile=$(echo $PROFILE | tr ' ' ,) scale_kinds=$(echo $kinds | tr ' ' ,)" \
 	"cpus=$(nproc) jit=$(cat /proc/sys/net/core/bpf_jit_enable) kernel=$(uname -r)" \
+	"nic=$([ -n "$NIC" ] && basename "$(readlink /sys/class/net/nic0/device/driver)" || echo none)" \
+	"nic_txtimer_ns=${NIC_TXTIMER:-none}" \
 	"clocksource=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 
 known=""

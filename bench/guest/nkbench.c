@@ -2,10 +2,11 @@
 /*
  * nkbench: the bench guest's loader and scale probe.
  *
- *   nkbench tc-attach OBJ DEV TARGET
+ *   nkbench tc-attach OBJ DEV TARGET [NEXTHOP]
+ *   nkbench tc-detach DEV
  *   nkbench netkit-pair PRIMARY PEER
- *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH
- *   nkbench tcx-attach OBJ DEV TARGET PINPATH
+ *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]
+ *   nkbench tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]
  *   nkbench scale veth|netkit N OBJ
  *   nkbench udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW
  *   nkbench now
@@ -21,6 +22,10 @@
  * program of OBJ through a tcx link at the ingress of DEV
  * (BPF_TCX_INGRESS), pinned the same way. Both set the program's expected
  * attach type before loading, so one tc program serves every hook.
+ * tc-detach deletes DEV's clsact qdisc and its filters (the NIC outlives
+ * the topology that attached them). With NEXTHOP (an IPv4 address) the program's read-only data is 8 bytes,
+ * the target's ifindex and the next hop in network byte order
+ * (redirect_neigh_nh.bpf.c's cfg); without it, 4 bytes, the ifindex.
  * netkit-pair creates a netkit pair in L3 mode with pass as the default
  * policy of both ends, PEER behind PRIMARY, as "ip link add PRIMARY type
  * netkit mode l3 peer name PEER" of iproute2 >= 6.8 would.
@@ -272,22 +277,28 @@ static void read_obj(const char *path)
 	close(fd);
 }
 
-/* Open the object read by read_obj(), set target_ifindex, load it. */
-static struct bpf_object *load_obj(__u32 target, struct bpf_program **prog,
+/* Open the object read by read_obj(), set its read-only data (the
+ * target's ifindex, and the next hop where one is given), load it. */
+static struct bpf_object *load_obj(__u32 target, const char *nexthop,
+				   struct bpf_program **prog,
 				   enum bpf_attach_type type)
 {
 	struct bpf_object *obj;
 	struct bpf_map *map;
-	size_t sz = 0;
+	__u32 cfg[2] = { target, 0 };
+	size_t sz = 0, want = nexthop ? sizeof(cfg) : sizeof(target);
 	int err;
 
+	if (nexthop && inet_pton(AF_INET, nexthop, &cfg[1]) != 1)
+		die("%s: not an IPv4 address", nexthop);
 	obj = bpf_object__open_mem(obj_buf, obj_size, NULL);
 	if (!obj)
 		die("bpf_object__open_mem: %s", strerror(errno));
 	map = bpf_object__find_map_by_name(obj, ".rodata");
-	if (!map || !bpf_map__initial_value(map, &sz) || sz != sizeof(target) ||
-	    bpf_map__set_initial_value(map, &target, sizeof(target)))
-		die("object has no 4-byte .rodata (target_ifindex)");
+	if (!map || !bpf_map__initial_value(map, &sz) || sz != want ||
+	    bpf_map__set_initial_value(map, cfg, want))
+		die("object has no %zu-byte .rodata (%s)", want,
+		    nexthop ? "target ifindex, next hop" : "target_ifindex");
 	*prog = bpf_object__next_program(obj, NULL);
 	if (!*prog)
 		die("object has no program");
@@ -578,7 +589,7 @@ static int cmd_scale(int netkit, int n)
 	 * attachment, not the verifier's work. It never runs here (no
 	 * traffic); its target is the last pair's second device. */
 	t0 = now_ms();
-	obj = load_obj(second[n - 1], &prog, netkit ? link_type(1) : 0);
+	obj = load_obj(second[n - 1], NULL, &prog, netkit ? link_type(1) : 0);
 	t_load = now_ms() - t0;
 	read_mem(&ml);
 
@@ -625,15 +636,16 @@ static int cmd_scale(int netkit, int n)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s tc-attach OBJ DEV TARGET\n"
+		"usage: %s tc-attach OBJ DEV TARGET [NEXTHOP]\n"
+		"       %s tc-detach DEV\n"
 		"       %s netkit-pair PRIMARY PEER\n"
-		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH\n"
-		"       %s tcx-attach OBJ DEV TARGET PINPATH\n"
+		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]\n"
+		"       %s tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]\n"
 		"       %s scale veth|netkit N OBJ\n"
 		"       %s udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW\n"
 		"       %s now\n"
 		"       %s has netkit|tcx\n",
-		prog, prog, prog, prog, prog, prog, prog, prog);
+		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
 
@@ -644,20 +656,21 @@ int main(int argc, char **argv)
 	int err;
 
 	libbpf_set_print(libbpf_print);
-	if (argc == 5 && !strcmp(argv[1], "tc-attach")) {
+	if ((argc == 5 || argc == 6) && !strcmp(argv[1], "tc-attach")) {
 		read_obj(argv[2]);
-		load_obj(ifindex_of(argv[4]), &prog, 0);
+		load_obj(ifindex_of(argv[4]), argc == 6 ? argv[5] : NULL, &prog, 0);
 		err = tc_attach(prog, ifindex_of(argv[3]));
 		if (err)
 			die("tc attach on %s: %s", argv[3], strerror(-err));
 		return 0;
 	}
-	if (argc == 6 && (!strcmp(argv[1], "netkit-attach") ||
-			  !strcmp(argv[1], "tcx-attach"))) {
+	if ((argc == 6 || argc == 7) && (!strcmp(argv[1], "netkit-attach") ||
+					  !strcmp(argv[1], "tcx-attach"))) {
 		int netkit = !strcmp(argv[1], "netkit-attach");
 
 		read_obj(argv[2]);
-		load_obj(ifindex_of(argv[4]), &prog, link_type(netkit));
+		load_obj(ifindex_of(argv[4]), argc == 7 ? argv[6] : NULL, &prog,
+			 link_type(netkit));
 		link = attach_link(prog, netkit, ifindex_of(argv[3]));
 		if (!link)
 			die("%s link on %s: %s", netkit ? "netkit" : "tcx", argv[3],
@@ -675,6 +688,15 @@ int main(int argc, char **argv)
 			usage(argv[0]);
 		read_obj(argv[4]);
 		return cmd_scale(!strcmp(argv[2], "netkit"), n);
+	}
+	if (argc == 3 && !strcmp(argv[1], "tc-detach")) {
+		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = ifindex_of(argv[2]),
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+
+		err = bpf_tc_hook_destroy(&hook);
+		if (err && err != -ENOENT && err != -EINVAL)
+			die("tc detach on %s: %s", argv[2], strerror(-err));
+		return 0;
 	}
 	if (argc == 4 && !strcmp(argv[1], "netkit-pair")) {
 		nl_open();

@@ -11,7 +11,8 @@ start lines and host load, and the per-function profiles where the run
 had them (bench-profile.csv), and writes to OUTDIR:
 
     bench.md             per unit (RR round trip, 64-byte UDP packet out and
-                         in, stream byte): each topology's instructions on
+                         in, stream byte and TCP segment): each
+                         topology's instructions on
                          each kernel, series/base and series/mainline, over
                          lo per kernel; the host path (netkit-phys and
                          veth-phys against host-phys); the expectations
@@ -35,7 +36,8 @@ from report import (EXPECTATIONS, RUNS_LIMIT, TOPOS, expectations_md, kv, profil
 UNITS = [("rr_instr", "RR", "instructions per round trip", 1),
          ("udp_instr", "UDP 64 B out", "instructions per packet", 1),
          ("udprev_instr", "UDP 64 B in", "instructions per packet", 1),
-         ("tcp1_instr", "stream", "instructions per byte", 4)]
+         ("tcp1_instr", "stream", "instructions per byte", 4),
+         ("tcp1_seg_instr", "stream segment", "instructions per TCP segment", 1)]
 # The expectations (report.py's EXPECTATIONS) name the units by metric.
 LABEL = {m: label for m, label, _, _ in UNITS}
 DIGITS = {m: digits for m, _, _, digits in UNITS}
@@ -182,14 +184,21 @@ def main():
 
     # The host path.
     md.append("## The host path: a pod's path against the host's own (host-phys)\n")
-    md.append("| kernel | unit | netkit-phys / host-phys | veth-phys / host-phys "
-              "| veth-phys-clsact / host-phys |")
-    md.append("|---|---|---|---|---|")
+    md.append("Over the node's NIC (virtio-net): each pod path / host-phys. netkit-phys-route is "
+              "netkit-phys with the bench's first program (bpf_redirect_neigh() without a next "
+              "hop: a route lookup per packet); netkit-vphys is the first netkit-phys, over the "
+              "veth stand-in for the NIC, against its host path veth-pair (the same code as the "
+              "stand-in's host path).\n")
+    md.append("| kernel | unit | netkit-phys / host-phys | netkit-phys-route / host-phys "
+              "| veth-phys / host-phys | veth-phys-clsact / host-phys | netkit-vphys / veth-pair |")
+    md.append("|---|---|---|---|---|---|---|")
     for k in kernels:
-        for m, label, _, _ in UNITS[:3]:
+        for m, label, _, _ in UNITS:
             h = val(k, "host-phys", m)
             md.append(f"| {k} | {label} | " + " | ".join(
-                rx(ratio(val(k, t, m), h)) for t in ("netkit-phys", "veth-phys", "veth-phys-clsact")) + " |")
+                rx(ratio(val(k, t, m), h)) for t in ("netkit-phys", "netkit-phys-route", "veth-phys",
+                                                     "veth-phys-clsact"))
+                + f" | {rx(ratio(val(k, 'netkit-vphys', m), val(k, 'veth-pair', m)))} |")
     md.append("")
 
     # Expectations: report.py's table, its make bench-kernels rows.
@@ -236,8 +245,9 @@ def main():
                     a, b = val(k, e["a"], m), val(k, e["b"], m)
                     if a is None or b is None:
                         continue
+                    d = 0 if DIGITS[m] == 1 else DIGITS[m]
                     checks.append((e["what"].format(bound=bound, label=LABEL[m]) + f", on {k}",
-                                   a <= bound * b, f"{a:,.0f} vs {b:,.0f} ({a / b:.4f}x)"))
+                                   a <= bound * b, f"{a:,.{d}f} vs {b:,.{d}f} ({a / b:.4f}x)"))
     expectations_md(md, checks)
 
     # Two consecutive runs of each kernel.

@@ -4,8 +4,9 @@
 # Debian's ip, the shared libraries every binary needs at the paths the
 # loader looks for them) but with only what the bench runs: bench/guest/init as
 # /init, bench/guest/bench-guest.sh, iperf3 and sockperf from Debian, what
-# bench-build compiled for this kernel (nkbench, the BPF objects), and
-# Debian's perf for the profiles. Written to $BUILD/bench/initramfs.cpio.
+# bench-build compiled for this kernel (nkbench, the BPF objects),
+# Debian's perf for the profiles and ethtool for the NIC's features and
+# counters. Written to $BUILD/bench/initramfs.cpio.
 set -euo pipefail
 # shellcheck source=../../scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -24,9 +25,9 @@ step bench-initramfs
 
 initramfs_host_tools
 tools=()
-for t in ip iperf3 sockperf perf; do
+for t in ip iperf3 sockperf perf ethtool; do
 	p=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$t" || true)
-	[ -n "$p" ] || die "'$t' not found; run: scripts/install-deps.sh bench (make bench)"
+	[ -n "$p" ] || die "'$t' not found; run: make deps (ethtool) and scripts/install-deps.sh bench (make bench)"
 	tools+=("$(readlink -f "$p")")
 done
 

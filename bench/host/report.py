@@ -16,7 +16,8 @@ OUTDIR:
     bench-ratios.csv   the ratios
     bench-scale.csv    the scale curve
     bench-units.csv    under -icount: instructions per unit (RR round trip,
-                       UDP datagram each way, stream byte) and receive
+                       UDP datagram each way, stream byte and TCP segment)
+                       and receive
                        rounds per unit, per topology (median of the rounds);
                        OUTDIR-previous/bench-units.csv is the run before,
                        compared cell by cell in bench.md
@@ -36,6 +37,7 @@ console is scripts/verdict.sh's to judge (its bench mode, which
 bench/host/run.sh runs before the report).
 """
 import csv
+import json
 import os
 import re
 import shutil
@@ -60,7 +62,8 @@ def read_topologies():
 
 TOPOS, PATHS = read_topologies()
 PAIRS = [("netkit-pair", "veth-pair"), ("netkit-routed", "veth-routed"),
-         ("netkit-bpf", "veth-bpf"), ("netkit-phys", "veth-phys")]
+         ("netkit-bpf", "veth-bpf"), ("netkit-phys", "veth-phys"), ("netkit-phys", "host-phys"),
+         ("netkit-phys-route", "netkit-phys"), ("netkit-vphys", "veth-pair")]
 # metric: (label, unit, workload, better)
 METRICS = {
     "tcp1_gbps": ("TCP stream, 1 stream", "Gbit/s", "tcp1", "higher"),
@@ -79,9 +82,11 @@ UNITS = {
     "udp_instr": ("UDP 64 B out", "instructions per packet", "udp"),
     "udprev_instr": ("UDP 64 B in", "instructions per packet", "udp"),
     "tcp1_instr": ("stream", "instructions per byte", "tcp1"),
+    "tcp1_seg_instr": ("stream segment", "instructions per TCP segment", "tcp1"),
     "rr_softnet": ("RR", "receive rounds per round trip", "rr"),
     "udp_softnet": ("UDP out", "receive rounds per packet", "udp"),
     "udprev_softnet": ("UDP in", "receive rounds per packet", "udp"),
+    "tcp1_softnet": ("stream", "receive rounds per TCP segment", "tcp1"),
 }
 # What differs between the topologies: the devices' xmit, tc, the BPF
 # programs and redirects, the backlog hop, loopback, forwarding.
@@ -116,7 +121,8 @@ IDLE_SYMS = re.compile(r"^(__cpuidle_text_start|default_idle|native_safe_halt|cp
 #   mainline          each of topos' cost over lo on the series <=
 #                     mainline's, within the two runs' noise
 # Each renderer keeps the table's order: the row both check comes last.
-PER_UNIT = (("rr_instr", None), ("udp_instr", None), ("udprev_instr", None), ("tcp1_instr", None))
+PER_UNIT = (("rr_instr", None), ("udp_instr", None), ("udprev_instr", None), ("tcp1_instr", None),
+            ("tcp1_seg_instr", None))
 EXPECTATIONS = (
     # The bench's first expectations, by the wall clock (under TCG a run
     # often cannot tell the two apart).
@@ -158,15 +164,23 @@ EXPECTATIONS = (
      "what": "everyone else pays nothing: {t} on the series <= {bound}x the base, per unit"},
     # The port adds no cost of its own to netkit's paths.
     {"on": ("kernels",), "check": "mainline", "bound": None,
-     "topos": ("netkit-pair", "netkit-routed", "netkit-bpf", "netkit-phys"),
+     "topos": ("netkit-pair", "netkit-routed", "netkit-bpf", "netkit-phys", "netkit-phys-route",
+               "netkit-vphys"),
      "measures": PER_UNIT,
      "what": "as cheap as mainline: {t}'s cost over lo on the series <= mainline 6.12's "
              "(within the two runs' noise)"},
-    # The claim made for netkit: a pod's traffic as fast as the host's own.
+    # The claim made for netkit: a pod's traffic as fast as the host's own,
+    # over the node's NIC; and over the veth stand-in, against its host
+    # path (veth-pair, the same code as the stand-in's).
     {"on": ("icount", "kernels"), "check": "le", "a": "netkit-phys", "b": "host-phys", "bound": 1.02,
      "measures": (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out"),
-                  ("udprev_instr", "per 64 B packet in")),
+                  ("udprev_instr", "per 64 B packet in"), ("tcp1_instr", "per stream byte"),
+                  ("tcp1_seg_instr", "per stream TCP segment")),
      "what": "netkit-phys <= {bound}x host-phys, {label}"},
+    {"on": ("icount", "kernels"), "check": "le", "a": "netkit-vphys", "b": "veth-pair", "bound": 1.02,
+     "measures": (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out"),
+                  ("udprev_instr", "per 64 B packet in"), ("tcp1_instr", "per stream byte")),
+     "what": "netkit-vphys <= {bound}x veth-pair (the stand-in's host path), {label}"},
 )
 # Two consecutive runs (icount, kernels) agree within this, per cell, in %.
 RUNS_LIMIT = 1.0
@@ -223,6 +237,11 @@ def parse(console_path, raw_path):
                 if ins and by and sec:
                     vals[f"{w}_instr"] = sec * 1e9 / ins / by
                 vals[f"{w}_retransmits"] = fnum(a.get("retransmits"))
+                # per TCP segment: below, with the bytes of all of
+                # iperf3's intervals from the raw JSON
+                vals[f"{w}_segs"] = fnum(a.get("segs"))
+                if sn is not None:
+                    vals[f"{w}_softnet_total"] = sn
             elif w == "rr":
                 rt, n = fnum(a.get("runtime_s")), fnum(a.get("recv_msgs"))
                 if rt and n:
@@ -249,6 +268,8 @@ def parse(console_path, raw_path):
                     if sn is not None:
                         vals[f"{key}_softnet"] = sn / pk
             vals[f"{key}_host_fwd"] = fnum(a.get("host_fwd"))
+            vals[f"{key}_nic_tx"] = fnum(a.get("nic_tx"))
+            vals[f"{key}_nic_rx"] = fnum(a.get("nic_rx"))
             vals[f"{key}_idle_ticks"] = fnum(a.get("idle_ticks"))
             d["rounds"].setdefault((t, r), {}).update(
                 {k: v for k, v in vals.items() if v is not None})
@@ -264,6 +285,20 @@ def parse(console_path, raw_path):
         elif word == "done":
             d["done"] = a
     d["perf"] = {}
+    d["iperf3_bytes"] = iperf3_bytes(raw_path)
+    # Per TCP segment: the run's segments (the client's Tcp OutSegs over
+    # the whole iperf3 run) against the bytes of all its intervals, the
+    # omitted ones included; the measured interval's count per byte times
+    # the bytes per segment.
+    for (t, r), vals in d["rounds"].items():
+        for w in ("tcp1", "tcp4"):
+            segs, total = vals.get(f"{w}_segs"), d["iperf3_bytes"].get((r, t, w))
+            if segs and total:
+                vals[f"{w}_bytes_per_seg"] = total / segs
+                if f"{w}_instr" in vals:
+                    vals[f"{w}_seg_instr"] = vals[f"{w}_instr"] * total / segs
+                if vals.get(f"{w}_softnet_total") is not None:
+                    vals[f"{w}_softnet"] = vals[f"{w}_softnet_total"] / segs
     if os.path.exists(raw_path):
         block = None
         with open(raw_path, errors="replace") as f:
@@ -287,6 +322,36 @@ def parse(console_path, raw_path):
                     elif DATAPATH_SYMS.match(sym):
                         block["datapath"] += pct
     return d
+
+
+def iperf3_bytes(raw_path):
+    """{(round, topology, workload): the bytes of all the intervals of
+    iperf3's JSON (the omitted ones included)} of the raw port's iperf3
+    blocks, each run's last attempt that exited 0."""
+    out = {}
+    if not os.path.exists(raw_path):
+        return out
+    key, buf = None, []
+    with open(raw_path, errors="replace") as f:
+        for ln in f:
+            ln = ln.rstrip("\r\n")
+            m = re.match(r"=== iperf3 round=(\d+) topo=(\S+) wl=(\S+) attempt=\d+ rc=(\d+)", ln)
+            if m:
+                key = (int(m.group(1)), m.group(2), m.group(3)) if m.group(4) == "0" else None
+                buf = []
+                continue
+            if ln.startswith("=== "):
+                if key:
+                    try:
+                        j = json.loads("\n".join(buf))
+                        out[key] = sum(iv["sum"]["bytes"] for iv in j.get("intervals", []))
+                    except (ValueError, KeyError, TypeError):
+                        pass
+                key = None
+                continue
+            if key:
+                buf.append(ln)
+    return out
 
 
 def summarize(d, topos, rounds, metrics=METRICS):
@@ -590,12 +655,16 @@ def units_md(d, usumm, topos, outdir, mode):
               "(one round trip each, client and server on vCPU 0); UDP = nkbench udp's "
               "CLOCK_MONOTONIC interval / datagrams (64 B, one flow, sender and receiver on "
               "vCPU 0, none lost; out = client to server, in = server to client); stream = "
-              "iperf3's sum_received seconds / bytes (1 stream, both ends on vCPU 0). Every "
+              "iperf3's sum_received seconds / bytes (1 stream, both ends on vCPU 0); stream "
+              "TCP segment = that x the bytes per segment of the whole iperf3 run (all its "
+              "intervals' bytes / the client's Tcp OutSegs; a segment is one MSS-sized "
+              "packet on the wire whatever GSO and GRO pack it in). Every "
               "instruction the guest executes in the interval counts (applications, stack, "
               "scheduler, timer ticks): \"over lo\" subtracts the same workload over loopback, "
               "the limit a device pair that cost nothing would reach. Median of the rounds.\n")
     cols = [("rr_instr", "RR instr/round trip"), ("udp_instr", "UDP out instr/packet"),
-            ("udprev_instr", "UDP in instr/packet"), ("tcp1_instr", "stream instr/byte")]
+            ("udprev_instr", "UDP in instr/packet"), ("tcp1_instr", "stream instr/byte"),
+            ("tcp1_seg_instr", "stream instr/TCP segment")]
     hdr = "| topology | " + " | ".join(f"{c} | over lo" for _, c in cols) + " | UDP out pps (guest) |"
     md.append(hdr)
     md.append("|---" * (2 * len(cols) + 2) + "|")
@@ -619,11 +688,11 @@ def units_md(d, usumm, topos, outdir, mode):
               "a backlog round, and again for each `bpf_redirect_peer()` another_round) per unit, "
               "next to the path and hooks:\n")
     md.append("| topology | path and hooks | rounds per RR round trip | per UDP packet out "
-              "| per UDP packet in |")
-    md.append("|---|---|---|---|---|")
+              "| per UDP packet in | per stream TCP segment (GRO: below 1) |")
+    md.append("|---|---|---|---|---|---|")
     for t in topos:
         cells = [PATHS.get(t, "?")]
-        for m in ("rr_softnet", "udp_softnet", "udprev_softnet"):
+        for m in ("rr_softnet", "udp_softnet", "udprev_softnet", "tcp1_softnet"):
             s = usumm.get((t, m))
             cells.append(f"{s['median']:.2f}" if s else "-")
         md.append(f"| {t} | " + " | ".join(cells) + " |")

@@ -19,8 +19,28 @@
 # instructions on that path and two runs take the same branches.
 #
 # BENCH_TOPOS defaults to every topology of bench/topologies the kernel
-# has (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS); naming one it lacks
-# is an error. BENCH_OUT is the result directory (default
+# has (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS; nic: CONFIG_PCI,
+# CONFIG_VIRTIO_PCI and CONFIG_VIRTIO_NET); naming one it lacks is an
+# error.
+#
+# The node's physical device is a real NIC: when a topology needs it the
+# guest gets two virtio-net devices on a QEMU hub of their own (nothing
+# else on it, nothing leaves the machine): the node's (MAC NIC_MAC0, the
+# guest renames it nic0) and the remote host's (NIC_MAC1, nicr, moved into
+# the remote's netns). Everything the devices do must happen at a fixed
+# guest instruction: the guest's notifications are handled in the vCPU's
+# own thread (ioeventfd=off: QEMU's default hands them to its main loop
+# through an eventfd, and the device then acts whenever that host thread
+# gets to it - two runs of the same guest differed by 10-25 %), and their
+# transmit runs on a timer of QEMU's virtual clock (tx=timer) of
+# NIC_TXTIMER ns, which under -icount is the instruction count: the device
+# sends what the guest queued that many instructions later (1: at once);
+# QEMU's default transmit, a bottom half of its main loop, is host time
+# again, and its 150 us timer would let an idle guest's clock jump 150,000
+# instructions per packet. bench/README.md says what counts under icount
+# (the driver's instructions) and what does not (the emulated wire).
+#
+# BENCH_OUT is the result directory (default
 # $BUILD/bench/<mode>) and BENCH_KERNEL a name for the kernel in the
 # results (make bench-kernels: base, series, mainline); the run before
 # stays in BENCH_OUT-previous for the report's comparison of two
@@ -46,6 +66,8 @@ step bench-run
 have=""
 grep -qx 'CONFIG_NETKIT=y' "$KBUILD_OUT/.config" && have="$have netkit"
 grep -qx 'CONFIG_NET_XGRESS=y' "$KBUILD_OUT/.config" && have="$have tcx"
+grep -qx 'CONFIG_PCI=y' "$KBUILD_OUT/.config" && grep -qx 'CONFIG_VIRTIO_PCI=y' "$KBUILD_OUT/.config" &&
+	grep -qx 'CONFIG_VIRTIO_NET=y' "$KBUILD_OUT/.config" && have="$have nic"
 TOPOS=${BENCH_TOPOS:-$(bench_topologies "$have")}
 for t in $TOPOS; do
 	needs=$(bench_topology_needs "$t")
@@ -55,6 +77,30 @@ for t in $TOPOS; do
 			die "BENCH_TOPOS: $t needs $n, which the kernel in $KBUILD_OUT does not have"
 	done
 done
+# The NIC serves one topology at a time.
+nic_topos=()
+for t in $TOPOS; do
+	[[ ",$(bench_topology_needs "$t")," != *,nic,* ]] || nic_topos+=("$t")
+done
+[ "$ISOLATE" = yes ] || [ "${#nic_topos[@]}" -le 1 ] ||
+	die "BENCH_ISOLATE=no sets every topology up at once, but the guest's one NIC serves one topology at a time: ${nic_topos[*]}"
+# Its two ends, on a hub of their own, at PCI slots whose INTx lines
+# SeaBIOS routes to different IRQs (10 and 11), so that neither interrupt
+# handler runs for the other device.
+NIC_MAC0=52:54:00:6e:6b:01
+NIC_MAC1=52:54:00:6e:6b:02
+NIC_TXTIMER=1
+nic_args=""
+if [ "${#nic_topos[@]}" -gt 0 ]; then
+	nic_args="-netdev
+hubport,id=nkphys0,hubid=0
+-device
+virtio-net-pci,netdev=nkphys0,mac=$NIC_MAC0,addr=0x10,ioeventfd=off,tx=timer,x-txtimer=$NIC_TXTIMER
+-netdev
+hubport,id=nkphys1,hubid=0
+-device
+virtio-net-pci,netdev=nkphys1,mac=$NIC_MAC1,addr=0x12,ioeventfd=off,tx=timer,x-txtimer=$NIC_TXTIMER"
+fi
 # Profiles only of the topologies this kernel runs (make bench-kernels
 # asks for the same list on every kernel; the base has no netkit).
 prof=""
@@ -85,12 +131,14 @@ mkdir -p "$params_dir/etc/nkbench"
 		"$CLOCK" "$ICOUNT_SHIFT" "$UDP_DURATION" "$UDP_SIZE" "$PROFILE_PERIOD" "$ISOLATE"
 	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\n" \
 		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE"
+	printf 'NIC_MAC0=%s\nNIC_MAC1=%s\nNIC_TXTIMER=%s\n' "$NIC_MAC0" "$NIC_MAC1" "$NIC_TXTIMER"
 } >"$params_dir/etc/nkbench/params"
 
 # The host's load matters under TCG: the vCPUs are host threads.
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t_run=$(date +%s)
 msg "host load average before: $load0 ($(nproc) CPUs)"
+[ -z "$nic_args" ] || msg "NIC: two virtio-net-pci on QEMU hub 0 (nic0 $NIC_MAC0, nicr $NIC_MAC1), tx=timer,x-txtimer=$NIC_TXTIMER"
 msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
 # The pipeline's one boot path, with the bench's initramfs, console and
 # ports; its /init runs no test_progs and no guest test. The run is
@@ -100,7 +148,7 @@ msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_
 VERDICT=bench VERDICT_ARGS="$MODE on $LABEL" INITRAMFS=$BENCH_DIR/initramfs.cpio GUEST_ROOT=dir EXTRA_ROOT=$params_dir \
 	RUN_DIR=$OUT CONSOLE=$CONSOLE RESULT=$RAW BOOT_MARK='^nkbench guest:' BOOT_STEP=bench-boot SHOW=user \
 	TIMEOUT=$TIMEOUT TIMEOUT_HINT=' (BENCH_TIMEOUT)' CMDLINE=$APPEND ICOUNT=$ICOUNT_SHIFT GUEST_SEED=$SEED SMP=$SMP_GUEST \
-	"$TOP/scripts/run-qemu.sh"
+	QEMU_ARGS=$nic_args "$TOP/scripts/run-qemu.sh"
 "$TOP/scripts/verdict.sh" "$OUT"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 printf 'host_load_before=%s host_load_after=%s host_cpus=%s wall_s=%s\n' "${load0// /,}" "${load1// /,}" \
