@@ -19,7 +19,7 @@
 # instructions on that path and two runs take the same branches.
 #
 # BENCH_TOPOS defaults to every topology of bench/topologies the kernel
-# has (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS; nic: CONFIG_PCI,
+# has (the smoke mode: its six of them, bench/modes.sh) (netkit: CONFIG_NETKIT; tcx: CONFIG_NET_XGRESS; nic: CONFIG_PCI,
 # CONFIG_VIRTIO_PCI and CONFIG_VIRTIO_NET); naming one it lacks is an
 # error.
 #
@@ -68,7 +68,17 @@ grep -qx 'CONFIG_NETKIT=y' "$KBUILD_OUT/.config" && have="$have netkit"
 grep -qx 'CONFIG_NET_XGRESS=y' "$KBUILD_OUT/.config" && have="$have tcx"
 grep -qx 'CONFIG_PCI=y' "$KBUILD_OUT/.config" && grep -qx 'CONFIG_VIRTIO_PCI=y' "$KBUILD_OUT/.config" &&
 	grep -qx 'CONFIG_VIRTIO_NET=y' "$KBUILD_OUT/.config" && have="$have nic"
-TOPOS=${BENCH_TOPOS:-$(bench_topologies "$have")}
+TOPOS=${BENCH_TOPOS:-}
+if [ -z "$TOPOS" ]; then
+	all=" $(bench_topologies "$have" | xargs) "
+	if [ -n "$MODE_TOPOS" ]; then
+		for t in $MODE_TOPOS; do
+			[[ "$all" != *" $t "* ]] || TOPOS+="${TOPOS:+ }$t"
+		done
+	else
+		TOPOS=$(xargs <<<"$all")
+	fi
+fi
 for t in $TOPOS; do
 	needs=$(bench_topology_needs "$t")
 	[ -n "$needs" ] || die "BENCH_TOPOS: no topology '$t' in bench/topologies"
