@@ -290,7 +290,9 @@ AGAIN = ('retry', 'confirm', 'survived-shared')
 RACE_RE = re.compile(r'race|stress')
 
 
-def read_results(path):
+def read_records(path, cols):
+    """The rows of a headerless tab-separated file (none if it is absent),
+    as dicts of cols; '#' lines and blank lines skipped, missing fields empty."""
     rows = []
     if os.path.exists(path):
         with open(path) as f:
@@ -298,9 +300,14 @@ def read_results(path):
                 if ln.startswith('#') or not ln.strip():
                     continue
                 p = ln.rstrip('\n').split('\t')
-                r = dict(zip(RESULT_COLS, p + [''] * (len(RESULT_COLS) - len(p))))
-                r['id'] = int(r['id'])
-                rows.append(r)
+                rows.append(dict(zip(cols, p + [''] * (len(cols) - len(p)))))
+    return rows
+
+
+def read_results(path):
+    rows = read_records(path, RESULT_COLS)
+    for r in rows:
+        r['id'] = int(r['id'])
     return rows
 
 
@@ -779,15 +786,7 @@ SEED_COLS = ['seed', 'drawn', 'kernel', 'max', 'identity', 'held_out', 'note']
 
 
 def read_seeds(path):
-    rows = []
-    if os.path.exists(path):
-        with open(path) as f:
-            for ln in f:
-                if ln.startswith('#') or not ln.strip():
-                    continue
-                p = ln.rstrip('\n').split('\t')
-                rows.append(dict(zip(SEED_COLS, p + [''] * (len(SEED_COLS) - len(p)))))
-    return rows
+    return read_records(path, SEED_COLS)
 
 
 def write_seeds(path, rows):
