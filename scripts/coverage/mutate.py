@@ -885,7 +885,7 @@ def main():
     p.add_argument('--sample', required=True)
     p.add_argument('--results', required=True)
     p.add_argument('--tests', required=True)
-    p.add_argument('--per-boot', type=int, default=10)
+    p.add_argument('--per-boot', type=int, default=1)
     p.add_argument('--dir', required=True)
     p.add_argument('--slot', type=int, default=0)
     p.add_argument('--slots', type=int, default=1)
