@@ -34,6 +34,13 @@
 #   netkit-phys    the same with a netkit pair: out with bpf_redirect_neigh()
 #                  from the peer hook (the pod's own xmit), in with
 #                  bpf_redirect_peer() at tcx ingress of the NIC
+#   netkit-phys-headroom  netkit-phys with the pod device's headroom
+#                  set to what the NIC puts in front of a packet (its
+#                  Ethernet header and virtio_net's 12-byte header), as an
+#                  agent sets it where the kernel has IFLA_NETKIT_HEADROOM:
+#                  the pod's sockets then leave room enough, and
+#                  bpf_redirect_neigh() no longer reallocates every packet
+#                  that has less than the NIC's LL_RESERVED_SPACE
 #   netkit-phys-route  netkit-phys with the bench's first program:
 #                  bpf_redirect_neigh() without a next hop, the helper
 #                  looks the route up for every packet
@@ -169,6 +176,7 @@ topo_ends() {
 	veth-phys) CLI=nb-vy SRV=nb-vyr ADDR=10.60.0.2 CADDR=10.60.1.2 ;;
 	veth-phys-clsact) CLI=nb-vc SRV=nb-vcr ADDR=10.63.0.2 CADDR=10.63.1.2 ;;
 	netkit-phys) CLI=nb-ny SRV=nb-nyr ADDR=10.61.0.2 CADDR=10.61.1.2 ;;
+	netkit-phys-headroom) CLI=nb-nh SRV=nb-nhr ADDR=10.65.0.2 CADDR=10.65.1.2 ;;
 	netkit-phys-route) CLI=nb-nz SRV=nb-nzr ADDR=10.64.0.2 CADDR=10.64.1.2 ;;
 	host-phys) CLI=- SRV=nb-hyr ADDR=10.62.0.2 CADDR=10.62.0.1 ;;
 	netkit-vphys) CLI=nb-nx SRV=nb-nxr ADDR=10.51.0.2 CADDR=10.51.1.2 ;;
@@ -192,7 +200,8 @@ veth_pod() {
 
 # netkit_pod NS PRIMARY PEER: a netkit pair (L3, pass/pass), PEER in NS
 netkit_pod() {
-	netns "$1" && nkbench netkit-pair "$2" "$3" &&
+	# shellcheck disable=SC2086 # $4, the headroom, is no word or one
+	netns "$1" && nkbench netkit-pair "$2" "$3" $4 &&
 		ip link set "$3" netns "$1" &&
 		ip link set "$2" mtu 1500 up && ip -n "$1" link set "$3" mtu 1500 up
 }
@@ -326,10 +335,11 @@ setup_veth_phys_clsact() {
 		nkbench tc-attach "$B/veth_redirect_peer.bpf.o" nic0 vc-h
 }
 
-# netkit_phys_pod NS PRIMARY PEER NET: a netkit pod, NET.1.2/32, the
-# default route its device (L3).
+# netkit_phys_pod NS PRIMARY PEER NET [HEADROOM]: a netkit pod, NET.1.2/32,
+# the default route its device (L3); with HEADROOM, the pair's
+# needed_headroom.
 netkit_phys_pod() {
-	netkit_pod "$1" "$2" "$3" &&
+	netkit_pod "$1" "$2" "$3" "${5:-}" &&
 		ip -n "$1" addr add "$4.1.2/32" dev "$3" &&
 		ip -n "$1" route add default dev "$3"
 }
@@ -343,6 +353,22 @@ setup_netkit_phys() {
 		phys_nic nb-nyr 10.61 && netkit_phys_pod nb-ny ny-h ny-p 10.61 &&
 		nkbench netkit-attach "$B/redirect_neigh_nh.bpf.o" ny-h nic0 "$PIN/ny-out" 10.61.0.2 &&
 		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nic0 ny-h "$PIN/ny-in"
+}
+
+# netkit-phys with the pod's headroom for the NIC, as an agent sets it: the
+# NIC's hard_header_len (ETH_HLEN 14) and needed_headroom (virtio_net's
+# header, 12 bytes with VIRTIO_NET_F_MRG_RXBUF or VERSION_1) - neither is
+# in rtnetlink's answers, so an agent knows them of the driver. An L3
+# netkit device has no link-layer header of its own, so the pod's sockets
+# reserve LL_RESERVED_SPACE(pod device) = 16 + (26 & ~15) = 32 bytes, what
+# bpf_out_neigh_v4() asks for the NIC, ((14 + 12) & ~15) + 16; without it
+# 16, and every packet is reallocated at the redirect.
+NIC_HEADROOM=26
+setup_netkit_phys_headroom() {
+	mkdir -p "$PIN" &&
+		phys_nic nb-nhr 10.65 && netkit_phys_pod nb-nh nh-h nh-p 10.65 $NIC_HEADROOM &&
+		nkbench netkit-attach "$B/redirect_neigh_nh.bpf.o" nh-h nic0 "$PIN/nh-out" 10.65.0.2 &&
+		nkbench tcx-attach "$B/veth_redirect_peer.bpf.o" nic0 nh-h "$PIN/nh-in"
 }
 
 # netkit-phys with the bench's first program: bpf_redirect_neigh() with no
@@ -405,6 +431,7 @@ setup_topo() {
 		veth-phys) setup_veth_phys ;;
 		veth-phys-clsact) setup_veth_phys_clsact ;;
 		netkit-phys) setup_netkit_phys ;;
+		netkit-phys-headroom) setup_netkit_phys_headroom ;;
 		netkit-phys-route) setup_netkit_phys_route ;;
 		host-phys) setup_host_phys ;;
 		netkit-vphys) setup_netkit_vphys ;;
@@ -676,8 +703,8 @@ teardown() {
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	pids=""
 	rm -rf "$PIN"
-	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vy-h vc-h ny-h nz-h \
-		nx-h nxe-h; do
+	for d in vp-h np-h vra-h vrb-h nra-h nrb-h vba-h vbb-h nba-h nbb-h vy-h vc-h ny-h nh-h \
+		nz-h nx-h nxe-h; do
 		[ -e "/sys/class/net/$d" ] && ip link del "$d"
 	done
 	# The remote's NIC back to the initial namespace (moving closes it),

@@ -4,13 +4,13 @@
  *
  *   nkbench tc-attach OBJ DEV TARGET [NEXTHOP]
  *   nkbench tc-detach DEV
- *   nkbench netkit-pair PRIMARY PEER
+ *   nkbench netkit-pair PRIMARY PEER [HEADROOM]
  *   nkbench netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]
  *   nkbench tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]
  *   nkbench scale veth|netkit N OBJ
  *   nkbench udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW
  *   nkbench now
- *   nkbench has netkit|tcx
+ *   nkbench has netkit|tcx|headroom
  *
  * tc-attach loads the tc program of OBJ with target_ifindex = TARGET's
  * ifindex and attaches it at the clsact ingress hook of DEV (direct
@@ -28,7 +28,9 @@
  * (redirect_neigh_nh.bpf.c's cfg); without it, 4 bytes, the ifindex.
  * netkit-pair creates a netkit pair in L3 mode with pass as the default
  * policy of both ends, PEER behind PRIMARY, as "ip link add PRIMARY type
- * netkit mode l3 peer name PEER" of iproute2 >= 6.8 would.
+ * netkit mode l3 peer name PEER" of iproute2 >= 6.8 would; with HEADROOM
+ * (bytes) also IFLA_NETKIT_HEADROOM, the needed_headroom of both ends, as
+ * "... headroom HEADROOM" of iproute2 >= 6.14 would.
  *
  * scale runs, in a netns of its own, one round of the scale curve: create
  * N pairs of the kind (both ends up, no addresses), load the program once
@@ -68,10 +70,12 @@
  *
  * Built by bench/host/build.sh for each kernel the bench runs on,
  * against that kernel's uapi headers and its tree's libbpf, with
- * NKBENCH_NETKIT where the kernel has netkit and NKBENCH_TCX where it has
- * tcx links (the unpatched 6.1 base has neither). "has" answers whether
- * this build has the one or the other (exit status 0 or 1); the commands
- * that need what the build lacks fail saying so.
+ * NKBENCH_NETKIT where the kernel has netkit, NKBENCH_TCX where it has
+ * tcx links (the unpatched 6.1 base has neither) and NKBENCH_HEADROOM where
+ * netkit takes IFLA_NETKIT_HEADROOM (the series; mainline from 6.14, not
+ * 6.12). "has" answers whether this build has the one or the other (exit
+ * status 0 or 1); the commands that need what the build lacks fail saying
+ * so.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -205,8 +209,10 @@ static void req_init(struct req *r, int type, int flags, int ifindex)
 	r->i.ifi_index = ifindex;
 }
 
-/* A veth or netkit (L3, pass/pass) pair: NAME in front, PEER behind. */
-static int create_pair(int netkit, const char *name, const char *peer_name)
+/* A veth or netkit (L3, pass/pass) pair: NAME in front, PEER behind;
+ * a netkit pair with HEADROOM > 0 gets that needed_headroom. */
+static int create_pair(int netkit, const char *name, const char *peer_name,
+		       int headroom)
 {
 	struct ifinfomsg peer_ifm = { .ifi_family = AF_UNSPEC };
 	struct rtattr *linkinfo, *data, *peer;
@@ -225,12 +231,22 @@ static int create_pair(int netkit, const char *name, const char *peer_name)
 		add_attr(&r, IFLA_NETKIT_MODE, &mode, sizeof(mode));
 		add_attr(&r, IFLA_NETKIT_POLICY, &pass, sizeof(pass));
 		add_attr(&r, IFLA_NETKIT_PEER_POLICY, &pass, sizeof(pass));
+		if (headroom > 0) {
+#ifdef NKBENCH_HEADROOM
+			__u16 room = headroom;
+
+			add_attr(&r, IFLA_NETKIT_HEADROOM, &room, sizeof(room));
+#else
+			die("built for a kernel without IFLA_NETKIT_HEADROOM");
+#endif
+		}
 		peer = add_attr(&r, IFLA_NETKIT_PEER_INFO, &peer_ifm,
 				sizeof(peer_ifm));
 #else
 		die("built for a kernel without netkit");
 #endif
 	} else {
+		(void)headroom;
 		peer = add_attr(&r, VETH_INFO_PEER, &peer_ifm, sizeof(peer_ifm));
 	}
 	add_attr(&r, IFLA_IFNAME, peer_name, strlen(peer_name) + 1);
@@ -324,15 +340,22 @@ static int tc_attach(struct bpf_program *prog, int ifindex)
 }
 
 /* What this build has, for "nkbench has". */
-#if defined(NKBENCH_NETKIT) && defined(NKBENCH_TCX)
-#define FEATURES "netkit tcx"
-#elif defined(NKBENCH_NETKIT)
-#define FEATURES "netkit"
-#elif defined(NKBENCH_TCX)
-#define FEATURES "tcx"
+#ifdef NKBENCH_NETKIT
+#define FEATURE_NETKIT " netkit"
 #else
-#define FEATURES ""
+#define FEATURE_NETKIT ""
 #endif
+#ifdef NKBENCH_TCX
+#define FEATURE_TCX " tcx"
+#else
+#define FEATURE_TCX ""
+#endif
+#ifdef NKBENCH_HEADROOM
+#define FEATURE_HEADROOM " headroom"
+#else
+#define FEATURE_HEADROOM ""
+#endif
+#define FEATURES FEATURE_NETKIT FEATURE_TCX FEATURE_HEADROOM " "
 
 /* The attach type and the bpf link of a netkit peer hook or a tcx ingress
  * hook, where this build has them. */
@@ -571,7 +594,7 @@ static int cmd_scale(int netkit, int n)
 	for (i = 0; i < n; i++) {
 		snprintf(a, sizeof(a), "s%da", i);
 		snprintf(b, sizeof(b), "s%db", i);
-		err = create_pair(netkit, a, b);
+		err = create_pair(netkit, a, b, 0);
 		if (err)
 			die("create pair %d (%s/%s): %s", i, a, b, strerror(-err));
 		prim[i] = ifindex_of(a);
@@ -638,13 +661,13 @@ static void usage(const char *prog)
 	fprintf(stderr,
 		"usage: %s tc-attach OBJ DEV TARGET [NEXTHOP]\n"
 		"       %s tc-detach DEV\n"
-		"       %s netkit-pair PRIMARY PEER\n"
+		"       %s netkit-pair PRIMARY PEER [HEADROOM]\n"
 		"       %s netkit-attach OBJ PRIMARY TARGET PINPATH [NEXTHOP]\n"
 		"       %s tcx-attach OBJ DEV TARGET PINPATH [NEXTHOP]\n"
 		"       %s scale veth|netkit N OBJ\n"
 		"       %s udp SRC_NS DST_NS ADDR PORT SIZE SECONDS WINDOW\n"
 		"       %s now\n"
-		"       %s has netkit|tcx\n",
+		"       %s has netkit|tcx|headroom\n",
 		prog, prog, prog, prog, prog, prog, prog, prog, prog);
 	exit(2);
 }
@@ -698,16 +721,25 @@ int main(int argc, char **argv)
 			die("tc detach on %s: %s", argv[2], strerror(-err));
 		return 0;
 	}
-	if (argc == 4 && !strcmp(argv[1], "netkit-pair")) {
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "netkit-pair")) {
+		int headroom = argc == 5 ? atoi(argv[4]) : 0;
+
+		if (argc == 5 && (headroom <= 0 || headroom > 65535))
+			usage(argv[0]);
 		nl_open();
-		err = create_pair(1, argv[2], argv[3]);
+		err = create_pair(1, argv[2], argv[3], headroom);
 		if (err)
 			die("netkit pair %s/%s: %s", argv[2], argv[3], strerror(-err));
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "has") &&
-	    (!strcmp(argv[2], "netkit") || !strcmp(argv[2], "tcx")))
-		return strstr(FEATURES, argv[2]) ? 0 : 1;
+	    (!strcmp(argv[2], "netkit") || !strcmp(argv[2], "tcx") ||
+	     !strcmp(argv[2], "headroom"))) {
+		char word[16];
+
+		snprintf(word, sizeof(word), " %s ", argv[2]);
+		return strstr(FEATURES, word) ? 0 : 1;
+	}
 	if (argc == 2 && !strcmp(argv[1], "now")) {
 		printf("%lld\n", now_ns());
 		return 0;

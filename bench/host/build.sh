@@ -8,8 +8,9 @@
 #   - the BPF programs of bench/*.bpf.c (clang -target bpf) against them;
 #     netkit_*.bpf.c only where the kernel has netkit (CONFIG_NETKIT);
 #   - the loader and load generator bench/guest/nkbench.c, static, against the
-#     kernel's uapi headers and that libbpf, with NKBENCH_NETKIT and
-#     NKBENCH_TCX where the uapi has netkit and tcx links.
+#     kernel's uapi headers and that libbpf, with NKBENCH_NETKIT,
+#     NKBENCH_TCX and NKBENCH_HEADROOM where the uapi has netkit, tcx links
+#     and netkit's IFLA_NETKIT_HEADROOM.
 # Reads the kernel build and the tree, writes nothing outside $BUILD/bench.
 set -euo pipefail
 # shellcheck source=../../scripts/lib.sh
@@ -64,6 +65,7 @@ done
 defs=()
 grep -qw BPF_NETKIT_PEER "$UAPI/linux/bpf.h" && defs+=(-DNKBENCH_NETKIT)
 grep -qw BPF_TCX_INGRESS "$UAPI/linux/bpf.h" && defs+=(-DNKBENCH_TCX)
+grep -qw IFLA_NETKIT_HEADROOM "$UAPI/linux/if_link.h" && defs+=(-DNKBENCH_HEADROOM)
 
 inputs=$(hash_of "$0" "${bpf_srcs[@]}" "$TOP/bench/guest/nkbench.c" "$INC/vmlinux.h" "$LIBBPF/libbpf.a" \
 	"$UAPI/linux/bpf.h" "$UAPI/linux/if_link.h" "${defs[*]}" "$(clang --version | head -n 1)" \

@@ -186,17 +186,21 @@ def main():
     md.append("## The host path: a pod's path against the host's own (host-phys)\n")
     md.append("Over the node's NIC (virtio-net): each pod path / host-phys. netkit-phys-route is "
               "netkit-phys with the bench's first program (bpf_redirect_neigh() without a next "
-              "hop: a route lookup per packet); netkit-vphys is the first netkit-phys, over the "
+              "hop: a route lookup per packet); netkit-phys-headroom is netkit-phys with the pod's "
+              "headroom set for the NIC (IFLA_NETKIT_HEADROOM; not on 6.12); netkit-vphys is the "
+              "first netkit-phys, over the "
               "veth stand-in for the NIC, against its host path veth-pair (the same code as the "
               "stand-in's host path).\n")
-    md.append("| kernel | unit | netkit-phys / host-phys | netkit-phys-route / host-phys "
-              "| veth-phys / host-phys | veth-phys-clsact / host-phys | netkit-vphys / veth-pair |")
-    md.append("|---|---|---|---|---|---|---|")
+    md.append("| kernel | unit | netkit-phys / host-phys | netkit-phys-headroom / host-phys "
+              "| netkit-phys-route / host-phys | veth-phys / host-phys | veth-phys-clsact / host-phys "
+              "| netkit-vphys / veth-pair |")
+    md.append("|---|---|---|---|---|---|---|---|")
     for k in kernels:
         for m, label, _, _ in UNITS:
             h = val(k, "host-phys", m)
             md.append(f"| {k} | {label} | " + " | ".join(
-                rx(ratio(val(k, t, m), h)) for t in ("netkit-phys", "netkit-phys-route", "veth-phys",
+                rx(ratio(val(k, t, m), h)) for t in ("netkit-phys", "netkit-phys-headroom",
+                                                     "netkit-phys-route", "veth-phys",
                                                      "veth-phys-clsact"))
                 + f" | {rx(ratio(val(k, 'netkit-vphys', m), val(k, 'veth-pair', m)))} |")
     md.append("")

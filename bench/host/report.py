@@ -63,7 +63,7 @@ def read_topologies():
 TOPOS, PATHS = read_topologies()
 PAIRS = [("netkit-pair", "veth-pair"), ("netkit-routed", "veth-routed"),
          ("netkit-bpf", "veth-bpf"), ("netkit-phys", "veth-phys"), ("netkit-phys", "host-phys"),
-         ("netkit-phys-route", "netkit-phys"), ("netkit-vphys", "veth-pair")]
+         ("netkit-phys-headroom", "host-phys"), ("netkit-phys-route", "netkit-phys"), ("netkit-vphys", "veth-pair")]
 # metric: (label, unit, workload, better)
 METRICS = {
     "tcp1_gbps": ("TCP stream, 1 stream", "Gbit/s", "tcp1", "higher"),
@@ -177,6 +177,14 @@ EXPECTATIONS = (
                   ("udprev_instr", "per 64 B packet in"), ("tcp1_instr", "per stream byte"),
                   ("tcp1_seg_instr", "per stream TCP segment")),
      "what": "netkit-phys <= {bound}x host-phys, {label}"},
+    # The same with the pod's headroom set for the NIC, as an agent does
+    # where the kernel has IFLA_NETKIT_HEADROOM (not 6.12).
+    {"on": ("icount", "kernels"), "check": "le", "a": "netkit-phys-headroom", "b": "host-phys",
+     "bound": 1.02,
+     "measures": (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out"),
+                  ("udprev_instr", "per 64 B packet in"), ("tcp1_instr", "per stream byte"),
+                  ("tcp1_seg_instr", "per stream TCP segment")),
+     "what": "netkit-phys-headroom <= {bound}x host-phys, {label}"},
     {"on": ("icount", "kernels"), "check": "le", "a": "netkit-vphys", "b": "veth-pair", "bound": 1.02,
      "measures": (("rr_instr", "per RR round trip"), ("udp_instr", "per 64 B packet out"),
                   ("udprev_instr", "per 64 B packet in"), ("tcp1_instr", "per stream byte")),

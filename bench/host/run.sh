@@ -66,6 +66,7 @@ step bench-run
 have=""
 grep -qx 'CONFIG_NETKIT=y' "$KBUILD_OUT/.config" && have="$have netkit"
 grep -qx 'CONFIG_NET_XGRESS=y' "$KBUILD_OUT/.config" && have="$have tcx"
+grep -qw IFLA_NETKIT_HEADROOM "$KBUILD_OUT/usr/include/linux/if_link.h" 2>/dev/null && have="$have headroom"
 grep -qx 'CONFIG_PCI=y' "$KBUILD_OUT/.config" && grep -qx 'CONFIG_VIRTIO_PCI=y' "$KBUILD_OUT/.config" &&
 	grep -qx 'CONFIG_VIRTIO_NET=y' "$KBUILD_OUT/.config" && have="$have nic"
 TOPOS=${BENCH_TOPOS:-}
