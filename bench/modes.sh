@@ -25,6 +25,9 @@
 #                   interleaved in each round (at most one of them on the
 #                   NIC)
 #   PROFILE         topologies profiled with perf after their last round
+#   PROFILE_WORKLOADS  the workloads each profiled topology runs under perf
+#                   (icount: rr udp, whose units the profile is per; tcp1
+#                   too when asked, per TCP segment; wall: tcp1 tcp4 rr)
 #   PROFILE_PERIOD  perf's cpu-clock period in ns (icount: instructions)
 #   SCALE_N         pair counts of the scale curve (empty: none)
 #   TIMEOUT         seconds for the whole guest run
@@ -57,15 +60,16 @@ bench_mode() {
 	MODE=${BENCH:-full}
 	CLOCK=${BENCH_CLOCK:-icount}
 	local d_rounds d_duration d_omit d_rr d_udp d_workloads d_isolate=yes d_profile=""
-	local d_period=50000 d_scale d_timeout d_topos=""
+	local d_period=50000 d_scale d_timeout d_topos="" d_pwl="rr udp"
 	case $MODE/$CLOCK in
 	full/wall)
 		d_rounds=5 d_duration=5 d_omit=1 d_rr=5 d_udp=2 d_scale="10 100 1000" d_timeout=1800
 		d_profile="lo netkit-pair veth-bpf netkit-bpf" d_workloads="tcp1 tcp4 rr udp" d_period=""
+		d_pwl="tcp1 tcp4 rr"
 		;;
 	smoke/wall)
 		d_rounds=1 d_duration=1 d_omit=0 d_rr=1 d_udp=0.5 d_scale="10" d_timeout=300
-		d_workloads="tcp1 tcp4 rr udp" d_period=""
+		d_workloads="tcp1 tcp4 rr udp" d_period="" d_pwl="tcp1 tcp4 rr"
 		;;
 	full/icount)
 		d_rounds=2 d_duration=2 d_omit=1 d_rr=2 d_udp=1 d_scale="10 100 1000" d_timeout=3600
@@ -99,6 +103,7 @@ bench_mode() {
 	MODE_TOPOS=$d_topos
 	ISOLATE=${BENCH_ISOLATE:-$d_isolate}
 	PROFILE=${BENCH_PROFILE-$d_profile}
+	PROFILE_WORKLOADS=${BENCH_PROFILE_WORKLOADS:-$d_pwl}
 	PROFILE_PERIOD=${BENCH_PROFILE_PERIOD-$d_period}
 	SCALE_N=${BENCH_SCALE_N-$d_scale}
 	TIMEOUT=${BENCH_TIMEOUT:-$d_timeout}
@@ -118,6 +123,12 @@ bench_mode() {
 	[[ $UDP_DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_UDP_DURATION must be a number, not '$UDP_DURATION'"
 	[[ $PROFILE_PERIOD =~ ^[0-9]*$ ]] || die "BENCH_PROFILE_PERIOD must be a number, not '$PROFILE_PERIOD'"
 	case $ISOLATE in yes | no) ;; *) die "BENCH_ISOLATE must be yes or no, not '$ISOLATE'" ;; esac
+	for v in $PROFILE_WORKLOADS; do
+		case $CLOCK/$v in
+		icount/tcp1 | icount/rr | icount/udp | wall/tcp1 | wall/tcp4 | wall/rr) ;;
+		*) die "BENCH_PROFILE_WORKLOADS: '$v' is no workload the $CLOCK clock profiles (icount: tcp1 rr udp; wall: tcp1 tcp4 rr)" ;;
+		esac
+	done
 }
 
 # bench_topologies HAVE: the topologies of bench/topologies whose needs

@@ -89,6 +89,7 @@
 # (seconds per stream run), OMIT (seconds iperf3 omits first),
 # RR_DURATION, UDP_DURATION, UDP_SIZE, SCALE_N, TOPOS, WORKLOADS, ISOLATE,
 # PROFILE (topologies to profile with perf after their measured rounds),
+# PROFILE_WORKLOADS (the workloads they run under perf),
 # PROFILE_PERIOD (perf's cpu-clock period in ns), CLOCK (icount or wall),
 # ICOUNT (the shift), NIC_MAC0 and NIC_MAC1 (the MACs of the node's NIC and
 # the remote's), NIC_TXTIMER (their transmit timer, ns of the guest clock).
@@ -97,7 +98,7 @@
 . /etc/nkbench/params
 missing=""
 for p in MODE LABEL ROUNDS DURATION OMIT RR_DURATION UDP_DURATION UDP_SIZE SCALE_N TOPOS \
-	WORKLOADS ISOLATE PROFILE PROFILE_PERIOD CLOCK ICOUNT NIC_MAC0 NIC_MAC1 NIC_TXTIMER; do
+	WORKLOADS ISOLATE PROFILE PROFILE_WORKLOADS PROFILE_PERIOD CLOCK ICOUNT NIC_MAC0 NIC_MAC1 NIC_TXTIMER; do
 	eval "[ -n \"\${$p+set}\" ]" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -616,16 +617,17 @@ rotate() {
 # top symbols on the console and perf's report (with sample counts) on the
 # raw port. Under CLOCK=icount the cpu-clock hrtimer runs on the guest
 # clock, so a sample falls every PROFILE_PERIOD instructions (2^ICOUNT ns
-# each): the report is an instruction profile; the workloads are rr and
-# udp (client to server), whose per-unit counts the rounds measured. The
+# each): the report is an instruction profile; the workloads
+# (PROFILE_WORKLOADS) are rr, udp (client to server) and tcp1, whose
+# per-unit counts the rounds measured (tcp1: per TCP segment, the client
+# namespace's OutSegs over the profiled run its units). The
 # line carries the samples and the guest ns perf record ran, whose ratio
 # shows the sampling is in guest time.
 profile() {
 	topo_ends "$1"
 	pre=""
 	[ "$CLI" = - ] || pre="ip netns exec $CLI"
-	wls="tcp1 tcp4 rr"
-	[ "$CLOCK" = icount ] && wls="rr udp"
+	wls=$PROFILE_WORKLOADS
 	ev="-F 997"
 	[ -n "$PROFILE_PERIOD" ] && ev="-c $PROFILE_PERIOD"
 	for w in $wls; do
@@ -636,6 +638,7 @@ profile() {
 		udp) cmd="nkbench udp $CLI $SRV $ADDR $UDP_PORT $UDP_SIZE $UDP_DURATION $UDP_WINDOW" ;;
 		esac
 		s0=$(softnet)
+		sg0=$(outsegs "$CLI")
 		rm -f /tmp/perf.data
 		pt0=$(nkbench now)
 		# shellcheck disable=SC2086 # command lines
@@ -648,6 +651,7 @@ profile() {
 		s1=$(softnet)
 		# the units the profiled run moved: round trips, datagrams
 		units=$(tr -d '\033' <"$OUT" | sed -n 's/.*ReceivedMessages=\([0-9]*\).*/\1/p; s/^NKBENCH udp packets=\([0-9]*\).*/\1/p' | tail -n 1)
+		[ "$w" != tcp1 ] || units=$(($(outsegs "$CLI") - sg0))
 		timeout 600 perf report -i /tmp/perf.data --stdio --no-children --sort sym -n \
 			--percent-limit 0.01 2>&1 | grep -v '^ *$' >"$OUT.rep"
 		raw "perf topo=$1 wl=$w" "$OUT.rep"

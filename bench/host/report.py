@@ -510,7 +510,7 @@ def expectations_icount(us):
             else:
                 a, b = med(e["a"], m), med(e["b"], m)
                 ok = a is not None and b is not None and a <= bound * b
-                measured = f"{a:.0f} vs {b:.0f} ({a / b:.3f}x)" if a and b else "-"
+                measured = f"{fmt(a, 5)} vs {fmt(b, 5)} ({a / b:.3f}x)" if a and b else "-"
             checks.append((what, ok, measured))
     return [c for c in checks if c[2] != "-"]
 
@@ -788,7 +788,7 @@ def profile_md(d, usumm, period, shift):
         # the idle loop's samples are clock jumps, not instructions
         busy = {sym: n for sym, n in blk["syms"].items() if not IDLE_SYMS.match(sym)}
         total = sum(busy.values())
-        m = {"rr": "rr_instr", "udp": "udp_instr"}.get(w)
+        m = {"rr": "rr_instr", "udp": "udp_instr", "tcp1": "tcp1_seg_instr"}.get(w)
         meas = usumm.get((t, m)) if m else None
         if not total or not meas:
             continue
@@ -809,7 +809,7 @@ def profile_md(d, usumm, period, shift):
               "instructions, and are left out). The samples are in guest time: the same run "
               "gives the same sample counts in every topology whatever the host does, and "
               "busy samples x period / the profiled run's units (sockperf's ReceivedMessages, "
-              "nkbench's datagrams) comes out a little above the rounds' count: the sampling's "
+              "nkbench's datagrams, tcp1's TCP segments: the client's OutSegs) comes out a little above the rounds' count: the sampling's "
               "own interrupts, the tools' start, and for RR the warm-up and cool-down round "
               "trips sockperf leaves out of its valid duration. cpu-clock is an hrtimer "
               "interrupt, not an NMI: a sample due while interrupts are off lands where they "
@@ -830,7 +830,7 @@ def profile_md(d, usumm, period, shift):
                   f"| {a.get('softnet_processed', '-')} |")
     md.append("")
     for a, b in PAIRS:
-        for w in ("rr", "udp"):
+        for w in ("rr", "udp", "tcp1"):
             if (a, w) not in per or (b, w) not in per:
                 continue
             profile_diff_md(md, f"{a} - {b}, {w}", a, b, per[(a, w)], per[(b, w)], 25)

@@ -140,8 +140,8 @@ mkdir -p "$params_dir/etc/nkbench"
 		"$MODE" "$LABEL" "$ROUNDS" "$DURATION" "$OMIT" "$RR_DURATION"
 	printf 'CLOCK=%s\nICOUNT=%s\nUDP_DURATION=%s\nUDP_SIZE=%s\nPROFILE_PERIOD=%s\nISOLATE=%s\n' \
 		"$CLOCK" "$ICOUNT_SHIFT" "$UDP_DURATION" "$UDP_SIZE" "$PROFILE_PERIOD" "$ISOLATE"
-	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\n" \
-		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE"
+	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\nPROFILE_WORKLOADS='%s'\n" \
+		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE" "$PROFILE_WORKLOADS"
 	printf 'NIC_MAC0=%s\nNIC_MAC1=%s\nNIC_TXTIMER=%s\n' "$NIC_MAC0" "$NIC_MAC1" "$NIC_TXTIMER"
 } >"$params_dir/etc/nkbench/params"
 
