@@ -13,6 +13,12 @@
 # when that is set:
 #   ROUNDS          rounds; every workload on every topology in each
 #   DURATION OMIT   seconds of each iperf3 stream, after OMIT seconds it leaves out
+#   TCP_WINDOW      the streams' socket buffers, iperf3 -w (the client's
+#                   send buffer, the server's receive buffer; 256K in every
+#                   mode; empty: the kernel's autotuning): a window of a
+#                   data centre's round trip, so that no stream runs into
+#                   the loss that autotuning's ever larger window meets at
+#                   the receiver when one CPU runs both ends (bench/README.md)
 #   RR_DURATION     seconds of each sockperf ping-pong
 #   UDP_DURATION    seconds of each UDP run, each way
 #   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
@@ -95,6 +101,7 @@ bench_mode() {
 	esac
 	ROUNDS=${BENCH_ROUNDS:-$d_rounds}
 	DURATION=${BENCH_DURATION:-$d_duration}
+	TCP_WINDOW=${BENCH_TCP_WINDOW-256K}
 	OMIT=${BENCH_OMIT:-$d_omit}
 	RR_DURATION=${BENCH_RR_DURATION:-$d_rr}
 	UDP_DURATION=${BENCH_UDP_DURATION:-$d_udp}
@@ -120,6 +127,8 @@ bench_mode() {
 		[[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a number, not '${!v}'"
 	done
 	[ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
+	[[ $TCP_WINDOW =~ ^([1-9][0-9]*[KM]?)?$ ]] ||
+		die "BENCH_TCP_WINDOW must be a size for iperf3 -w (256K, 1M, 65536) or empty, not '$TCP_WINDOW'"
 	[[ $UDP_DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_UDP_DURATION must be a number, not '$UDP_DURATION'"
 	[[ $PROFILE_PERIOD =~ ^[0-9]*$ ]] || die "BENCH_PROFILE_PERIOD must be a number, not '$PROFILE_PERIOD'"
 	case $ISOLATE in yes | no) ;; *) die "BENCH_ISOLATE must be yes or no, not '$ISOLATE'" ;; esac

@@ -92,13 +92,15 @@
 # PROFILE_WORKLOADS (the workloads they run under perf),
 # PROFILE_PERIOD (perf's cpu-clock period in ns), CLOCK (icount or wall),
 # ICOUNT (the shift), NIC_MAC0 and NIC_MAC1 (the MACs of the node's NIC and
-# the remote's), NIC_TXTIMER (their transmit timer, ns of the guest clock).
+# the remote's), NIC_TXTIMER (their transmit timer, ns of the guest clock),
+# TCP_WINDOW (the streams' socket buffers, iperf3 -w; empty: autotuned).
 
 # shellcheck source=/dev/null
 . /etc/nkbench/params
 missing=""
 for p in MODE LABEL ROUNDS DURATION OMIT RR_DURATION UDP_DURATION UDP_SIZE SCALE_N TOPOS \
-	WORKLOADS ISOLATE PROFILE PROFILE_WORKLOADS PROFILE_PERIOD CLOCK ICOUNT NIC_MAC0 NIC_MAC1 NIC_TXTIMER; do
+	WORKLOADS ISOLATE PROFILE PROFILE_WORKLOADS PROFILE_PERIOD CLOCK ICOUNT NIC_MAC0 NIC_MAC1 NIC_TXTIMER \
+	TCP_WINDOW; do
 	eval "[ -n \"\${$p+set}\" ]" || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
@@ -111,6 +113,10 @@ PIN=/sys/fs/bpf/nkbench
 RAW=/dev/ttyS1
 OUT=/tmp/nkbench.out
 IPERF_PORT=5201
+# iperf3's -w for every stream (the client's send buffer, the server's
+# receive buffer), measured and profiled alike
+WIN=""
+[ -z "$TCP_WINDOW" ] || WIN="-w $TCP_WINDOW"
 SOCKPERF_PORT=11111
 UDP_PORT=12222
 UDP_WINDOW=32
@@ -485,6 +491,14 @@ outsegs() {
 	in_ns "$1" awk '$1 == "Tcp:" && $2 ~ /^[0-9]/ { print $12 }' /proc/net/snmp
 }
 
+# ofo NS: TCP segments NS has received out of order so far
+# (/proc/net/netstat's TcpExt TCPOFOQueue)
+ofo() {
+	# shellcheck disable=SC2016 # awk's program
+	in_ns "$1" awk '$1 == "TcpExt:" { if (!c) { for (i = 2; i <= NF; i++) if ($i == "TCPOFOQueue") c = i }
+		else { print $c; exit } }' /proc/net/netstat
+}
+
 # mark: remember the counters before a measurement; marked: their deltas,
 # the node's NIC's packets each way among them (0 on the topologies
 # without it)
@@ -515,13 +529,14 @@ stream() {
 	pin=""
 	[ "$3" -eq 1 ] && pin="-A 0,0"
 	sg0=$(outsegs "$CLI")
+	ofo0=$(ofo "$SRV")
 	mark
 	rc=0
 	for attempt in 1 2; do
 		rc=0
-		# shellcheck disable=SC2086 # $pin: none or two words
+		# shellcheck disable=SC2086 # $pin, $WIN: none or two words
 		in_ns "$CLI" timeout $((DURATION + OMIT + 30)) iperf3 -4 -c "$ADDR" -p $IPERF_PORT \
-			-t "$DURATION" -O "$OMIT" -P "$3" $pin -J --connect-timeout 5000 >"$OUT" 2>&1 || rc=$?
+			-t "$DURATION" -O "$OMIT" -P "$3" $pin $WIN -J --connect-timeout 5000 >"$OUT" 2>&1 || rc=$?
 		raw "iperf3 round=$2 topo=$1 wl=$w attempt=$attempt rc=$rc" "$OUT"
 		[ $rc -eq 0 ] && break
 		# iperf3's server can still be busy with the last test: once more
@@ -535,6 +550,9 @@ stream() {
 	# and the control connection's few included; report.py sets them
 	# against the bytes of all of iperf3's intervals in the raw JSON)
 	segs=$(($(outsegs "$CLI") - sg0))
+	# (the server's segments that came out of order: with retransmits, the
+	# sign of a stream in loss recovery, whose cost is not the path's)
+	ofos=$(($(ofo "$SRV") - ofo0))
 	case $bps in
 	'' | 0 | 0.0 | *[!0-9.e+]*)
 		fail "$1" "iperf3 $w round $2: rc=$rc, no throughput" "$OUT"
@@ -542,7 +560,7 @@ stream() {
 		;;
 	esac
 	echo "NKBENCH result round=$2 topo=$1 wl=$w bps=$bps bytes=${bytes:-NA} seconds=${secs:-NA}" \
-		"retransmits=${retr:-NA} segs=$segs $(marked)"
+		"retransmits=${retr:-NA} ofo=$ofos segs=$segs $(marked)"
 }
 
 # rr TOPO ROUND
@@ -632,8 +650,8 @@ profile() {
 	[ -n "$PROFILE_PERIOD" ] && ev="-c $PROFILE_PERIOD"
 	for w in $wls; do
 		case $w in
-		tcp1) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 1 -A 0,0" ;;
-		tcp4) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 4" ;;
+		tcp1) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 1 -A 0,0 $WIN" ;;
+		tcp4) cmd="$pre iperf3 -4 -c $ADDR -p $IPERF_PORT -t $DURATION -P 4 $WIN" ;;
 		rr) cmd="$pre taskset 1 sockperf ping-pong --tcp -i $ADDR -p $SOCKPERF_PORT -t $RR_DURATION" ;;
 		udp) cmd="nkbench udp $CLI $SRV $ADDR $UDP_PORT $UDP_SIZE $UDP_DURATION $UDP_WINDOW" ;;
 		esac
@@ -776,7 +794,7 @@ echo 1 >/proc/sys/net/core/bpf_jit_enable
 [ -z "$PROFILE" ] || echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
 # shellcheck disable=SC2086 # word lists, joined with commas
 echo "NKBENCH start mode=$MODE label=$LABEL clock=$CLOCK icount_shift=${ICOUNT:-none} rounds=$ROUNDS" \
-	"duration=$DURATION omit=$OMIT udp_duration=$UDP_DURATION udp_size=$UDP_SIZE" \
+	"duration=$DURATION omit=$OMIT tcp_window=${TCP_WINDOW:-auto} udp_duration=$UDP_DURATION udp_size=$UDP_SIZE" \
 	"profile_period=${PROFILE_PERIOD:-none} isolate=$ISOLATE" \
 	"rr_duration=$RR_DURATION scale_n=$(echo $SCALE_N | tr ' ' ,)" \
 	"topos=$(echo $TOPOS | tr ' ' ,) workloads=$(echo $WORKLOADS | tr ' ' ,)" \

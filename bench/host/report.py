@@ -245,6 +245,7 @@ def parse(console_path, raw_path):
                 if ins and by and sec:
                     vals[f"{w}_instr"] = sec * 1e9 / ins / by
                 vals[f"{w}_retransmits"] = fnum(a.get("retransmits"))
+                vals[f"{w}_ofo"] = fnum(a.get("ofo"))
                 # per TCP segment: below, with the bytes of all of
                 # iperf3's intervals from the raw JSON
                 vals[f"{w}_segs"] = fnum(a.get("segs"))
@@ -957,6 +958,19 @@ def main():
         if busy:
             problems.append("CPU 0 idled during the measurements of " + ", ".join(busy) +
                             ": those counts are not instructions only")
+        # A stream in loss recovery (retransmits, or segments the server
+        # took out of order) measures TCP's recovery, not the path, and
+        # not the same way twice (bench/README.md, "The streams' window").
+        lossy = [f"{tt} round {r} ({int(vals.get(w + '_retransmits') or 0)} retransmits, "
+                 f"{int(vals.get(w + '_ofo') or 0)} out of order)"
+                 for (tt, r), vals in sorted(d["rounds"].items()) for w in ("tcp1", "tcp4")
+                 if vals.get(w + "_retransmits") or vals.get(w + "_ofo")]
+        md.append("Streams in loss recovery (a retransmit, or a segment the server took out of "
+                  f"order; window {start.get('tcp_window', '?')}; must be none): "
+                  f"{', '.join(lossy) or 'none'}.\n")
+        if lossy:
+            problems.append("streams in loss recovery: " + ", ".join(lossy) +
+                            ": their cost per byte is TCP's recovery, not the path's")
         if fills and min(fills) < 0.98:
             problems.append(f"the RR round trips fill only {100 * min(fills):.2f} % of sockperf's "
                             "valid duration: the clock jumped")
