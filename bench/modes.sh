@@ -15,10 +15,11 @@
 #   DURATION OMIT   seconds of each iperf3 stream, after OMIT seconds it leaves out
 #   TCP_WINDOW      the streams' socket buffers, iperf3 -w (the client's
 #                   send buffer, the server's receive buffer; 256K in every
-#                   mode; empty: the kernel's autotuning): a window of a
-#                   data centre's round trip, so that no stream runs into
-#                   the loss that autotuning's ever larger window meets at
-#                   the receiver when one CPU runs both ends (bench/README.md)
+#                   mode; empty: the kernel's autotuning): a data centre's
+#                   bandwidth-delay product, below the remote NIC's receive
+#                   ring, so that no stream runs into the reordering and
+#                   spurious retransmits that autotuning's ever larger
+#                   window meets there (bench/README.md)
 #   RR_DURATION     seconds of each sockperf ping-pong
 #   UDP_DURATION    seconds of each UDP run, each way
 #   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
@@ -88,9 +89,8 @@ bench_mode() {
 		d_topos="veth-pair netkit-pair netkit-bpf veth-phys-clsact netkit-phys host-phys"
 		;;
 	kernels/icount)
-		# 4 s streams: over the NIC, when a frame reaches the other NIC
-		# depends on QEMU's main loop, not on the guest's count, and a
-		# 2 s stream's instructions per byte repeated within 1.04 %.
+		# 4 s streams: the per-byte cells over the NIC, where the ACKs'
+		# batching varies most, from twice as many bytes as full's.
 		d_rounds=1 d_duration=4 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=5400
 		d_workloads="tcp1 rr udp"
 		d_profile="lo veth-pair veth-bpf netkit-pair netkit-bpf netkit-phys netkit-phys-headroom host-phys"

@@ -138,7 +138,8 @@ def main():
                   f"{ld.get('wall_s', '?')} s | {ld.get('host_load_before', '?').replace(',', ' ')} / "
                   f"{ld.get('host_load_after', '?').replace(',', ' ')} | rounds {s.get('rounds', '?')}, "
                   f"RR {s.get('rr_duration', '?')} s, UDP {s.get('udp_duration', '?')} s, "
-                  f"stream {s.get('duration', '?')} s (+{s.get('omit', '?')}) |")
+                  f"stream {s.get('duration', '?')} s (+{s.get('omit', '?')}, window "
+                  f"{s.get('tcp_window', 'auto')}) |")
     md.append("")
 
     rows = []

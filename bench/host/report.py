@@ -192,6 +192,9 @@ EXPECTATIONS = (
 )
 # Two consecutive runs (icount, kernels) agree within this, per cell, in %.
 RUNS_LIMIT = 1.0
+# The start line's parameters that change a count: two runs compared
+# cell by cell must share them.
+RUN_PARAMS = ("icount_shift", "duration", "omit", "tcp_window", "rr_duration", "udp_duration", "udp_size")
 
 
 def kv(s):
@@ -732,6 +735,14 @@ def units_md(d, usumm, topos, outdir, mode):
                   f"{pa.get('clock', '?')}, shift {pa.get('icount_shift', '?')}"
                   f"{host_load(prev_dir)}); run 2: this run{host_load(outdir)}. "
                   "Difference = (run 2 - run 1) / run 1.\n")
+        # (a run before this guest reported its window measured autotuned)
+        start = d["start"]
+        differ = [f"{k} {pa.get(k, 'auto' if k == 'tcp_window' else '?')} -> "
+                  f"{start.get(k, '?')}" for k in RUN_PARAMS
+                  if pa and pa.get(k, "auto" if k == "tcp_window" else None) != start.get(k)]
+        if differ:
+            md.append("The two runs were not run alike (" + ", ".join(differ) +
+                      "): their differences are not the runs' noise.\n")
         md.append("| topology | " + " | ".join(f"{c}: run 1 | run 2 | diff %" for _, c in cols) + " |")
         md.append("|---" * (3 * len(cols) + 1) + "|")
         for t in topos:
