@@ -30,7 +30,8 @@
  * policy of both ends, PEER behind PRIMARY, as "ip link add PRIMARY type
  * netkit mode l3 peer name PEER" of iproute2 >= 6.8 would; with HEADROOM
  * (bytes) also IFLA_NETKIT_HEADROOM, the needed_headroom of both ends, as
- * "... headroom HEADROOM" of iproute2 >= 6.14 would.
+ * "... headroom HEADROOM" of iproute2 >= 6.14 would, and reads it back
+ * from both ends (RTM_GETLINK), failing unless both report HEADROOM.
  *
  * scale runs, in a netns of its own, one round of the scale curve: create
  * N pairs of the kind (both ends up, no addresses), load the program once
@@ -255,6 +256,55 @@ static int create_pair(int netkit, const char *name, const char *peer_name,
 	end_nest(&r, linkinfo);
 	return nl_talk(&r.n);
 }
+
+#ifdef NKBENCH_HEADROOM
+/* The headroom the kernel reports for netkit device NAME (RTM_GETLINK:
+ * IFLA_LINKINFO / IFLA_INFO_DATA / IFLA_NETKIT_HEADROOM, the device's
+ * needed_headroom); -1 when the answer has none. */
+static int netkit_headroom(const char *name)
+{
+	struct {
+		struct nlmsghdr n;
+		char buf[16384];
+	} ans;
+	struct rtattr *rta, *info, *data;
+	int len, rlen, ilen, dlen;
+	struct req r;
+
+	req_init(&r, RTM_GETLINK, 0, 0);
+	add_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
+	r.n.nlmsg_seq = ++nl_seq;
+	r.n.nlmsg_flags |= NLM_F_REQUEST;
+	if (send(nl_fd, &r.n, r.n.nlmsg_len, 0) < 0)
+		die("RTM_GETLINK %s: %s", name, strerror(errno));
+	len = recv(nl_fd, &ans, sizeof(ans), 0);
+	if (len < 0)
+		die("RTM_GETLINK %s: %s", name, strerror(errno));
+	if (len < (int)NLMSG_LENGTH(sizeof(struct ifinfomsg)) ||
+	    ans.n.nlmsg_type != RTM_NEWLINK || ans.n.nlmsg_seq != nl_seq)
+		die("RTM_GETLINK %s: no link in the answer (type %d)", name,
+		    ans.n.nlmsg_type);
+	rta = IFLA_RTA((struct ifinfomsg *)NLMSG_DATA(&ans.n));
+	rlen = IFLA_PAYLOAD(&ans.n);
+	for (; RTA_OK(rta, rlen); rta = RTA_NEXT(rta, rlen)) {
+		if (rta->rta_type != IFLA_LINKINFO)
+			continue;
+		info = RTA_DATA(rta);
+		ilen = RTA_PAYLOAD(rta);
+		for (; RTA_OK(info, ilen); info = RTA_NEXT(info, ilen)) {
+			if (info->rta_type != IFLA_INFO_DATA)
+				continue;
+			data = RTA_DATA(info);
+			dlen = RTA_PAYLOAD(info);
+			for (; RTA_OK(data, dlen); data = RTA_NEXT(data, dlen))
+				if (data->rta_type == IFLA_NETKIT_HEADROOM &&
+				    RTA_PAYLOAD(data) >= sizeof(__u16))
+					return *(__u16 *)RTA_DATA(data);
+		}
+	}
+	return -1;
+}
+#endif
 
 static int link_up(int ifindex)
 {
@@ -730,6 +780,19 @@ int main(int argc, char **argv)
 		err = create_pair(1, argv[2], argv[3], headroom);
 		if (err)
 			die("netkit pair %s/%s: %s", argv[2], argv[3], strerror(-err));
+#ifdef NKBENCH_HEADROOM
+		/* what the kernel made of it, on both ends */
+		if (headroom > 0) {
+			int h0 = netkit_headroom(argv[2]);
+			int h1 = netkit_headroom(argv[3]);
+
+			if (h0 != headroom || h1 != headroom)
+				die("netkit pair %s/%s: asked for headroom %d, the kernel reports %d and %d",
+				    argv[2], argv[3], headroom, h0, h1);
+			printf("netkit pair %s/%s: headroom %d on both ends (RTM_GETLINK)\n",
+			       argv[2], argv[3], h0);
+		}
+#endif
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "has") &&
