@@ -869,7 +869,6 @@ static int setup_spin(struct ctx *c)
 {
 	struct nk_nl nl = { .fd = c->nl };
 	int h = spin_hook(c), map, spin, err;
-	union bpf_attr a;
 	void *v;
 
 	if (make_pair(c, "nklr0", "nklr1"))
@@ -879,22 +878,14 @@ static int setup_spin(struct ctx *c)
 		out("# nklr0/nklr1 up: %s\n", nk_errname(err));
 		return -1;
 	}
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = sizeof(struct spin_state);
-	a.max_entries = 1;
-	a.map_flags = BPF_F_MMAPABLE;
-	map = nk_bpf(BPF_MAP_CREATE, &a);
+	map = nk_mmap_array(sizeof(struct spin_state), &v);
 	if (map < 0) {
 		out("# lr_spin's map: %s\n", nk_errname(map));
 		return -1;
 	}
-	v = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, map, 0);
 	spin = load_spin(c, map);
 	close(map);
-	if (v == MAP_FAILED || spin < 0)
+	if (spin < 0)
 		return -1;
 	c->spin = v;
 	err = prog_attach(BPF_PROG_ATTACH, c->dev, c->hook[h], spin, 0, 0);

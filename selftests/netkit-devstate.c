@@ -58,7 +58,6 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netpacket/packet.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
@@ -156,27 +155,18 @@ static int load_recorder(int type, int map)
 /* A recorder at ifindex's hook type, by a link: its counters, or NULL. */
 static struct seen *record(int ifindex, int type, int *link)
 {
-	union bpf_attr a;
 	int map, prog;
 	void *v;
 
-	memset(&a, 0, sizeof(a));
-	a.map_type = BPF_MAP_TYPE_ARRAY;
-	a.key_size = 4;
-	a.value_size = sizeof(struct seen);
-	a.max_entries = 1;
-	a.map_flags = BPF_F_MMAPABLE;
-	map = nk_bpf(BPF_MAP_CREATE, &a);
+	map = nk_mmap_array(sizeof(struct seen), &v);
 	if (map < 0) {
 		nk_say("not ok - recorder map: %s", nk_errname(map));
 		return NULL;
 	}
-	v = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		 MAP_SHARED, map, 0);
 	prog = load_recorder(type, map);
 	close(map);
-	if (v == MAP_FAILED || prog < 0) {
-		nk_say("not ok - recorder: %s", nk_errname(prog < 0 ? prog : -errno));
+	if (prog < 0) {
+		nk_say("not ok - recorder: %s", nk_errname(prog));
 		return NULL;
 	}
 	*link = nk_link_create(ifindex, type, prog, 0, 0, 0);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <linux/btf.h>
 
@@ -25,6 +26,31 @@ int nk_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size)
 int nk_bpf(int cmd, union bpf_attr *attr)
 {
 	return nk_sys_bpf(cmd, attr, sizeof(*attr));
+}
+
+int nk_mmap_array(unsigned int value_size, void **v)
+{
+	union bpf_attr a;
+	int map, err;
+
+	*v = MAP_FAILED;
+	memset(&a, 0, sizeof(a));
+	a.map_type = BPF_MAP_TYPE_ARRAY;
+	a.key_size = 4;
+	a.value_size = value_size;
+	a.max_entries = 1;
+	a.map_flags = BPF_F_MMAPABLE;
+	map = nk_bpf(BPF_MAP_CREATE, &a);
+	if (map < 0)
+		return map;
+	*v = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		  MAP_SHARED, map, 0);
+	if (*v == MAP_FAILED) {
+		err = -errno;
+		close(map);
+		return err;
+	}
+	return map;
 }
 
 /* BPF_PROG_LOAD's attr for n instructions insns, GPL, named name */

@@ -354,6 +354,12 @@ int nk_census_settles(struct nk_nl *nl, const char *prefix, int link_type,
 int nk_sys_bpf(int cmd, union bpf_attr *attr, unsigned int size);
 /* The same with the whole union. */
 int nk_bpf(int cmd, union bpf_attr *attr);
+/*
+ * A one-entry BPF_F_MMAPABLE array of value_size bytes, mapped shared at
+ * *v, where a program's stores are seen as they happen: the map's fd (the
+ * mapping outlives it), or -errno with *v MAP_FAILED.
+ */
+int nk_mmap_array(unsigned int value_size, void **v);
 
 /*
  * Load the program "r0 = verdict; exit" of prog_type for
