@@ -96,12 +96,22 @@ mkdir -p "$KBUILD_OUT" "$CCACHE_DIR"
 
 # The kernel is built from everything in the tree but tools/ (libbpf,
 # bpftool and the selftests, which the selftests step builds): a patch
-# that only touches tools/ does not relink the kernel.
+# that only touches tools/ does not relink the kernel. (The apply step
+# refuses a tree with uncommitted edits.) The stamp also holds the image
+# it was written with: an image built by hand in the build directory (a
+# planted slip, say) is not taken for this one.
 kernel_src=$(tree_git ls-tree HEAD | grep -vP '\ttools$' | sha256sum)
 inputs=$(hash_of "$0" "$kernel_src" "${KMAKE[*]}" "${FRAGMENTS[@]}" "$base_config" ${MODULE_LISTS[@]+"${MODULE_LISTS[@]}"})
-if [ "$(stamp_read kernel)" = "$inputs" ] && [ -f "$KBUILD_OUT/$ARCH_IMAGE" ]; then
+image_sum() { sha256sum "$KBUILD_OUT/$ARCH_IMAGE" 2>/dev/null | cut -d' ' -f1; }
+stamp=$(stamp_read kernel)
+if [ -f "$KBUILD_OUT/$ARCH_IMAGE" ] && [ "$stamp" = "$inputs $(image_sum)" ]; then
 	step_done "unchanged: $(cat "$KBUILD_OUT/include/config/kernel.release")"
 	exit 0
+fi
+if [ -f "$KBUILD_OUT/$ARCH_IMAGE" ] && [ "${stamp% *}" = "$inputs" ]; then
+	# (kbuild would keep it: it is newer than everything it is made of)
+	msg "$KBUILD_OUT/$ARCH_IMAGE is not the image this step built from these inputs: building it again"
+	rm -f "$KBUILD_OUT/$ARCH_IMAGE"
 fi
 stamp_clear kernel
 
@@ -190,5 +200,5 @@ if [ -n "${MODULE_LISTS[*]-}" ]; then
 		DEPMOD=/sbin/depmod modules_install
 	msg "modules installed: $(find "$BUILD/modules" -name '*.ko' | wc -l) in $BUILD/modules"
 fi
-stamp_write kernel "$inputs"
+stamp_write kernel "$inputs $(image_sum)"
 step_done "$(cat "$KBUILD_OUT/include/config/kernel.release"), log $LOG"
