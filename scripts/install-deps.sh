@@ -29,7 +29,8 @@ set -euo pipefail
 case ${1:-pipeline} in
 pipeline)
 	# Build the kernel and its tools, build the BPF selftests, assemble
-	# the initramfs, boot it, and check the series.
+	# the initramfs, boot it, and check the series (make check's
+	# check-verdict makes and reads ext4 images: e2fsprogs).
 	name=deps
 	PACKAGES=(
 		linux-source-6.1 dash
@@ -39,7 +40,7 @@ pipeline)
 		clang llvm lld pkg-config libcap-dev zlib1g-dev libzstd-dev
 		libbpf-dev bpftool
 		qemu-system-x86 busybox-static iproute2 ethtool iptables bash
-		shellcheck python3-ply python3-git quilt
+		shellcheck python3-ply python3-git quilt e2fsprogs
 	)
 	;;
 bench)
