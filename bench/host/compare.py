@@ -32,15 +32,14 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from report import (EXPECTATIONS, RUNS_LIMIT, TOPOS, expectations_md, kv, profile_diff_md,  # noqa: E402
                     read_units)
+from report import UNITS as REPORT_UNITS  # noqa: E402
 
-UNITS = [("rr_instr", "RR", "instructions per round trip", 1),
-         ("udp_instr", "UDP 64 B out", "instructions per packet", 1),
-         ("udprev_instr", "UDP 64 B in", "instructions per packet", 1),
-         ("tcp1_instr", "stream", "instructions per byte", 4),
-         ("tcp1_seg_instr", "stream segment", "instructions per TCP segment", 1)]
+# The instruction units of report.py (not its receive rounds) the tables
+# compare, with the decimals each shows.
+DIGITS = {"rr_instr": 1, "udp_instr": 1, "udprev_instr": 1, "tcp1_instr": 4, "tcp1_seg_instr": 1}
+UNITS = [(m, REPORT_UNITS[m][0], REPORT_UNITS[m][1], d) for m, d in DIGITS.items()]
 # The expectations (report.py's EXPECTATIONS) name the units by metric.
 LABEL = {m: label for m, label, _, _ in UNITS}
-DIGITS = {m: digits for m, _, _, digits in UNITS}
 
 
 def start_of(kdir):
