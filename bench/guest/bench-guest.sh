@@ -446,6 +446,8 @@ setup_topo() {
 		fail "$1" setup "$OUT"
 		return 1
 	fi
+	# what the setup's tools said (nkbench netkit-pair: the headroom read back)
+	[ ! -s "$OUT" ] || raw "setup topo=$1" "$OUT"
 	if ! start_servers "$1"; then
 		fail "$1" "servers did not start"
 		return 1
