@@ -20,6 +20,12 @@
 #                   ring, so that no stream runs into the reordering and
 #                   spurious retransmits that autotuning's ever larger
 #                   window meets there (bench/README.md)
+#   NIC_STREAM_RUNS the runs of each stream over the NIC, one after the
+#                   other (kernels: 5, the report takes the median run; 1
+#                   elsewhere): a stream over the NIC does not cost the
+#                   same per byte twice, even in the same guest (up to
+#                   1.5 % apart on 6.12, bench/README.md, "The runs of a
+#                   stream over the NIC")
 #   RR_DURATION     seconds of each sockperf ping-pong
 #   UDP_DURATION    seconds of each UDP run, each way
 #   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
@@ -67,7 +73,7 @@ bench_mode() {
 	MODE=${BENCH:-full}
 	CLOCK=${BENCH_CLOCK:-icount}
 	local d_rounds d_duration d_omit d_rr d_udp d_workloads d_isolate=yes d_profile=""
-	local d_period=50000 d_scale d_timeout d_topos="" d_pwl="rr udp"
+	local d_period=50000 d_scale d_timeout d_topos="" d_pwl="rr udp" d_nicruns=1
 	case $MODE/$CLOCK in
 	full/wall)
 		d_rounds=5 d_duration=5 d_omit=1 d_rr=5 d_udp=2 d_scale="10 100 1000" d_timeout=1800
@@ -91,7 +97,7 @@ bench_mode() {
 	kernels/icount)
 		# 4 s streams: the per-byte cells over the NIC, where the ACKs'
 		# batching varies most, from twice as many bytes as full's.
-		d_rounds=1 d_duration=4 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=5400
+		d_rounds=1 d_duration=4 d_omit=1 d_rr=2 d_udp=1 d_scale="" d_timeout=7200 d_nicruns=5
 		d_workloads="tcp1 rr udp"
 		d_profile="lo veth-pair veth-bpf netkit-pair netkit-bpf netkit-phys netkit-phys-headroom host-phys"
 		;;
@@ -102,6 +108,7 @@ bench_mode() {
 	ROUNDS=${BENCH_ROUNDS:-$d_rounds}
 	DURATION=${BENCH_DURATION:-$d_duration}
 	TCP_WINDOW=${BENCH_TCP_WINDOW-256K}
+	NIC_STREAM_RUNS=${BENCH_NIC_STREAM_RUNS:-$d_nicruns}
 	OMIT=${BENCH_OMIT:-$d_omit}
 	RR_DURATION=${BENCH_RR_DURATION:-$d_rr}
 	UDP_DURATION=${BENCH_UDP_DURATION:-$d_udp}
@@ -123,10 +130,11 @@ bench_mode() {
 		SMP_GUEST=${BENCH_SMP:-1}
 	fi
 	local v
-	for v in ROUNDS DURATION OMIT RR_DURATION TIMEOUT; do
+	for v in ROUNDS DURATION OMIT RR_DURATION TIMEOUT NIC_STREAM_RUNS; do
 		[[ ${!v} =~ ^[0-9]+$ ]] || die "BENCH_$v must be a number, not '${!v}'"
 	done
 	[ "$ROUNDS" -ge 1 ] || die "BENCH_ROUNDS must be at least 1"
+	[ "$NIC_STREAM_RUNS" -ge 1 ] || die "BENCH_NIC_STREAM_RUNS must be at least 1"
 	[[ $TCP_WINDOW =~ ^([1-9][0-9]*[KM]?)?$ ]] ||
 		die "BENCH_TCP_WINDOW must be a size for iperf3 -w (256K, 1M, 65536) or empty, not '$TCP_WINDOW'"
 	[[ $UDP_DURATION =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "BENCH_UDP_DURATION must be a number, not '$UDP_DURATION'"

@@ -11,7 +11,8 @@ OUTDIR:
     bench.md           the tables: median/min/max per topology and workload,
                        ratios netkit/veth and topology/lo, the scale table,
                        the expectation check
-    bench-rounds.csv   every measured value, one per round
+    bench-rounds.csv   every measured value, one per round (a stream over
+                       the NIC run more than once: its median run's)
     bench-summary.csv  median/min/max per topology, workload and metric
     bench-ratios.csv   the ratios
     bench-scale.csv    the scale curve
@@ -194,7 +195,8 @@ EXPECTATIONS = (
 RUNS_LIMIT = 1.0
 # The start line's parameters that change a count: two runs compared
 # cell by cell must share them.
-RUN_PARAMS = ("icount_shift", "duration", "omit", "tcp_window", "rr_duration", "udp_duration", "udp_size")
+RUN_PARAMS = ("icount_shift", "duration", "omit", "tcp_window", "nic_stream_runs", "rr_duration", "udp_duration",
+              "udp_size")
 
 
 def kv(s):
@@ -219,7 +221,7 @@ def fmt(v, digits=3):
 def parse(console_path, raw_path):
     with open(console_path, errors="replace") as f:
         lines = [ln.rstrip("\r\n").replace("\r", "") for ln in f]
-    d = {"start": {}, "ready": set(), "rounds": {}, "errors": [], "scale": [],
+    d = {"start": {}, "ready": set(), "rounds": {}, "streams": {}, "errors": [], "scale": [],
          "done": None, "teardown": False,
          "profile": []}
     for ln in lines:
@@ -283,8 +285,13 @@ def parse(console_path, raw_path):
             vals[f"{key}_nic_tx"] = fnum(a.get("nic_tx"))
             vals[f"{key}_nic_rx"] = fnum(a.get("nic_rx"))
             vals[f"{key}_idle_ticks"] = fnum(a.get("idle_ticks"))
-            d["rounds"].setdefault((t, r), {}).update(
-                {k: v for k, v in vals.items() if v is not None})
+            vals = {k: v for k, v in vals.items() if v is not None}
+            if w in ("tcp1", "tcp4"):
+                # each run of the stream apart (more than one over the
+                # NIC): the round's value is the median run's, below
+                d["streams"].setdefault((t, r, w), {})[int(a.get("run", "1"))] = vals
+            else:
+                d["rounds"].setdefault((t, r), {}).update(vals)
         elif word == "error":
             m = re.match(r"error topo=(\S+) what=(.*)", rest)
             d["errors"].append((m.group(1), m.group(2)) if m else ("?", rest))
@@ -302,15 +309,23 @@ def parse(console_path, raw_path):
     # the whole iperf3 run) against the bytes of all its intervals, the
     # omitted ones included; the measured interval's count per byte times
     # the bytes per segment.
-    for (t, r), vals in d["rounds"].items():
-        for w in ("tcp1", "tcp4"):
-            segs, total = vals.get(f"{w}_segs"), d["iperf3_bytes"].get((r, t, w))
+    for (t, r, w), runs in d["streams"].items():
+        for run, vals in runs.items():
+            segs, total = vals.get(f"{w}_segs"), d["iperf3_bytes"].get((r, t, w, run))
             if segs and total:
                 vals[f"{w}_bytes_per_seg"] = total / segs
                 if f"{w}_instr" in vals:
                     vals[f"{w}_seg_instr"] = vals[f"{w}_instr"] * total / segs
                 if vals.get(f"{w}_softnet_total") is not None:
                     vals[f"{w}_softnet"] = vals[f"{w}_softnet_total"] / segs
+        # the round's stream: its median run (the lower middle one of an
+        # even count) by instructions per byte, or by throughput on the
+        # wall clock, with every value of that run, so that per byte,
+        # per segment and the counters stay one run's
+        by = f"{w}_instr" if all(f"{w}_instr" in v for v in runs.values()) else f"{w}_gbps"
+        order = sorted(runs, key=lambda k: runs[k].get(by, 0))
+        med = order[(len(order) - 1) // 2]
+        d["rounds"].setdefault((t, r), {}).update(runs[med], **{f"{w}_runs": len(runs)})
     if os.path.exists(raw_path):
         block = None
         with open(raw_path, errors="replace") as f:
@@ -337,8 +352,8 @@ def parse(console_path, raw_path):
 
 
 def iperf3_bytes(raw_path):
-    """{(round, topology, workload): the bytes of all the intervals of
-    iperf3's JSON (the omitted ones included)} of the raw port's iperf3
+    """{(round, topology, workload, run): the bytes of all the intervals
+    of iperf3's JSON (the omitted ones included)} of the raw port's iperf3
     blocks, each run's last attempt that exited 0."""
     out = {}
     if not os.path.exists(raw_path):
@@ -347,9 +362,10 @@ def iperf3_bytes(raw_path):
     with open(raw_path, errors="replace") as f:
         for ln in f:
             ln = ln.rstrip("\r\n")
-            m = re.match(r"=== iperf3 round=(\d+) topo=(\S+) wl=(\S+) attempt=\d+ rc=(\d+)", ln)
+            m = re.match(r"=== iperf3 round=(\d+) topo=(\S+) wl=(\S+)(?: run=(\d+))? attempt=\d+ rc=(\d+)", ln)
             if m:
-                key = (int(m.group(1)), m.group(2), m.group(3)) if m.group(4) == "0" else None
+                key = (int(m.group(1)), m.group(2), m.group(3), int(m.group(4) or 1)) \
+                    if m.group(5) == "0" else None
                 buf = []
                 continue
             if ln.startswith("=== "):
@@ -972,10 +988,23 @@ def main():
         # A stream in loss recovery (retransmits, or segments the server
         # took out of order) measures TCP's recovery, not the path, and
         # not the same way twice (bench/README.md, "The streams' window").
-        lossy = [f"{tt} round {r} ({int(vals.get(w + '_retransmits') or 0)} retransmits, "
+        # (every run of a stream, not only the median one)
+        lossy = [f"{tt} round {r}{f' run {k}' if len(runs) > 1 else ''} "
+                 f"({int(vals.get(w + '_retransmits') or 0)} retransmits, "
                  f"{int(vals.get(w + '_ofo') or 0)} out of order)"
-                 for (tt, r), vals in sorted(d["rounds"].items()) for w in ("tcp1", "tcp4")
+                 for (tt, r, w), runs in sorted(d["streams"].items()) for k, vals in sorted(runs.items())
                  if vals.get(w + "_retransmits") or vals.get(w + "_ofo")]
+        # the runs of the streams over the NIC: the spread the median
+        # takes out
+        spread = [f"{tt} " + " ".join(f"{runs[k]['tcp1_instr']:.4f}" for k in sorted(runs)) +
+                  f" ({100 * (max(v) - min(v)) / min(v):.2f} %)"
+                  for (tt, r, w), runs in sorted(d["streams"].items(), key=lambda x: TOPOS.index(x[0][0]))
+                  if w == "tcp1" and len(runs) > 1 and all("tcp1_instr" in v for v in runs.values())
+                  for v in [[runs[k]["tcp1_instr"] for k in runs]]]
+        if spread:
+            md.append(f"Streams over the NIC, {start.get('nic_stream_runs', '?')} runs each, one after "
+                      "the other (instructions per byte of each run; the tables take the median run; "
+                      "in brackets the spread, max - min over min): " + ", ".join(spread) + ".\n")
         md.append("Streams in loss recovery (a retransmit, or a segment the server took out of "
                   f"order; window {start.get('tcp_window', '?')}; must be none): "
                   f"{', '.join(lossy) or 'none'}.\n")

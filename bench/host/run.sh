@@ -143,7 +143,7 @@ mkdir -p "$params_dir/etc/nkbench"
 	printf "SCALE_N='%s'\nTOPOS='%s'\nWORKLOADS='%s'\nPROFILE='%s'\nPROFILE_WORKLOADS='%s'\n" \
 		"$SCALE_N" "$TOPOS" "$WORKLOADS" "$PROFILE" "$PROFILE_WORKLOADS"
 	printf 'NIC_MAC0=%s\nNIC_MAC1=%s\nNIC_TXTIMER=%s\n' "$NIC_MAC0" "$NIC_MAC1" "$NIC_TXTIMER"
-	printf "TCP_WINDOW='%s'\n" "$TCP_WINDOW"
+	printf "TCP_WINDOW='%s'\nNIC_STREAM_RUNS=%s\n" "$TCP_WINDOW" "$NIC_STREAM_RUNS"
 } >"$params_dir/etc/nkbench/params"
 
 # The host's load matters under TCG: the vCPUs are host threads.
@@ -151,7 +151,7 @@ load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t_run=$(date +%s)
 msg "host load average before: $load0 ($(nproc) CPUs)"
 [ -z "$nic_args" ] || msg "NIC: two virtio-net-pci on QEMU hub 0 (nic0 $NIC_MAC0, nicr $NIC_MAC1), tx=timer,x-txtimer=$NIC_TXTIMER"
-msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted, window ${TCP_WINDOW:-autotuned}), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
+msg "bench $MODE on $LABEL, clock $CLOCK${ICOUNT_SHIFT:+ (-icount shift=$ICOUNT_SHIFT)}, $SMP_GUEST vCPUs: $ROUNDS rounds of $WORKLOADS on $TOPOS$([ "$ISOLATE" = no ] || echo ', each alone'); iperf3 ${DURATION}s (+${OMIT}s omitted, window ${TCP_WINDOW:-autotuned}, over the NIC ${NIC_STREAM_RUNS}x), sockperf ${RR_DURATION}s, UDP ${UDP_DURATION}s; scale N = ${SCALE_N:-none}${PROFILE:+; perf profile of $PROFILE}"
 # The pipeline's one boot path, with the bench's initramfs, console and
 # ports; its /init runs no test_progs and no guest test. The run is
 # judged by scripts/verdict.sh (mode bench: the guest's exit status and
