@@ -24,8 +24,8 @@
 #                   other (kernels: 5, the report takes the median run; 1
 #                   elsewhere): a stream over the NIC does not cost the
 #                   same per byte twice, even in the same guest (up to
-#                   1.5 % apart on 6.12, bench/README.md, "The runs of a
-#                   stream over the NIC")
+#                   2.5 % apart on 6.12, 0.3 % on the series,
+#                   bench/README.md, "The runs of a stream over the NIC")
 #   RR_DURATION     seconds of each sockperf ping-pong
 #   UDP_DURATION    seconds of each UDP run, each way
 #   UDP_SIZE        the UDP runs' datagram size, 64 bytes (not a knob: the
