@@ -133,9 +133,38 @@ for a in "${AREAS[@]}"; do
 done
 python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" "${area_args[@]}" >"$BUILD/tests.tsv"
 
-# (selftests/areas: which area's tests judge a mutant, by its file)
-identity=$(hash_of "$BZ" "$INITRD" "$BUILD/tests.tsv" "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" \
-	"${records[@]}" "$TOP/selftests/areas" "$KERNEL_SPLAT_RE")
+# The identity of a round: what its verdicts depend on. The kernel's
+# inputs - the schemata worktree's tree (which holds the tree's selftests
+# too) and the kernel's .config (which names the compiler, assembler,
+# linker and pahole with their versions) -, what the initramfs holds
+# (mutate.py manifest: without times and module signatures), the tests,
+# and the harness that judges (selftests/areas: which area's tests judge
+# a mutant, by its file). Inputs and contents, not the bzImage's and the
+# cpio's bytes: kbuild makes a new module signing key for every build,
+# which the bzImage carries and bpf_testmod.ko is signed with, so no two
+# builds match byte for byte, and a round stopped on one machine could
+# never go on on another (below: the round kept in the repository).
+# The parts, one a line, go into the round's directory too, so that a
+# build elsewhere that does not match can say which part differs.
+python3 "$TOP/scripts/coverage/mutate.py" manifest "$INITRD" >"$BUILD/initramfs.manifest"
+printf '%s %s\n' >"$BUILD/identity.parts" \
+	kernel-tree "$(git -C "$MUT_TREE" rev-parse 'HEAD^{tree}')" \
+	kernel-config "$(hash_of "$KBUILD_OUT/.config")" \
+	initramfs "$(hash_of "$BUILD/initramfs.manifest")" \
+	tests "$(hash_of "$BUILD/tests.tsv" "${records[@]}" "$TOP/selftests/areas")" \
+	harness "$(hash_of "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" "$KERNEL_SPLAT_RE")"
+identity=$(hash_of "$BUILD/identity.parts")
+# a round in the repository that the registry still judges on another
+# identity: say which parts differ before mutate.py seed abandons it
+for d in "$TOP"/selftests/results/mutate-round-*; do
+	[ -f "$d/identity.parts" ] || continue
+	if [ "$(awk -F'\t' -v s="${d##*-}" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")" = judging ] &&
+		[ "$(cat "$d/identity" 2>/dev/null)" != "$identity" ]; then
+		msg "the round of seed ${d##*-} ($d) was judged on identity $(cat "$d/identity"), this build is $identity;" \
+			"parts that differ: $(diff "$d/identity.parts" "$BUILD/identity.parts" | sed -n 's/^> \([^ ]*\) .*/\1/p' | tr '\n' ' ')" \
+			"(initramfs: diff $d/initramfs.manifest $BUILD/initramfs.manifest)"
+	fi
+done
 kernel_id=$(sha256sum "$BZ" | cut -c1-16)
 
 # The seed: held out unless MUTATE_REUSE_SEED=1 asks for a used one.
@@ -150,6 +179,48 @@ python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" 
 	--info "$INFO" --seed "$seed" --max "$MUTATE_MAX" --kernel "$kind" --strata "$BUILD/strata.tsv" >"$BUILD/sample.tsv"
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
+
+# A held-out round in the repository, selftests/results/mutate-round-<seed>/:
+# its identity, sample and strata (from the draw), and its verdicts so far
+# (the results file, copied after every boot). Committed with the registry
+# line that says "judging", it carries a stopped round to another machine
+# (or a clean cache): there, with the same identity, the round goes on
+# with its own sample and verdicts. Removed when the round ends (its
+# verdicts are then in mutate-verdicts-<seed>.tsv).
+round=$TOP/selftests/results/mutate-round-$seed
+for d in "$TOP"/selftests/results/mutate-round-*; do
+	if [ ! -d "$d" ] || [ "$d" = "$round" ]; then continue; fi
+	other=$(awk -F'\t' -v s="${d##*-}" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")
+	if [ "$other" != judging ]; then
+		rm -rf "$d"
+		msg "$d removed: the registry has its seed ${d##*-} ${other:-not at all}, no longer being judged"
+	fi
+done
+restore=''
+if [ "$phase" = held-out ]; then
+	if [ -f "$round/results.tsv" ] && [ ! -f "$results" ]; then
+		[ "$(cat "$round/identity" 2>/dev/null)" = "$identity" ] ||
+			die "$round is of identity $(cat "$round/identity" 2>/dev/null || echo '(none)'), this build's is $identity, though the registry says the round goes on with it; $round and $REGISTRY do not belong together (committed apart?)"
+		for f in sample strata; do
+			if ! cmp -s "$round/$f.tsv" "$BUILD/$f.tsv"; then
+				msg "this machine's $f.tsv differs from the round's ($(diff "$round/$f.tsv" "$BUILD/$f.tsv" | grep -c '^[<>]' || true) lines: make coverage ran other lines here); the round's is kept"
+				cp "$round/$f.tsv" "$BUILD/$f.tsv"
+			fi
+		done
+		restore=$round/results.tsv
+	elif [ ! -d "$round" ]; then
+		mkdir -p "$round"
+		printf '%s\n' "$identity" >"$round/identity"
+		cp "$BUILD/identity.parts" "$BUILD/initramfs.manifest" "$BUILD/sample.tsv" "$BUILD/strata.tsv" "$round/"
+	fi
+fi
+# save_round: the verdicts so far into the round's directory, under the
+# lock collect writes them with
+save_round() {
+	[ "$phase" = held-out ] && [ -d "$round" ] || return 0
+	flock "$results.lock" cp "$results" "$round/results.tsv.new"
+	mv "$round/results.tsv.new" "$round/results.tsv"
+}
 if [ ! -f "$results" ]; then
 	# The gate: make qemu-test on the schemata kernel, no mutant selected.
 	gate=$BUILD/qemu-test
@@ -162,8 +233,14 @@ if [ ! -f "$results" ]; then
 		"$TOP/scripts/run-qemu.sh"
 	"$TOP/scripts/verdict.sh" "$gate" ||
 		die "the schemata kernel with no mutant selected fails make qemu-test's verdict (run directory $gate): no mutant can be judged on it"
+	: >"$results.new"
+	if [ -n "$restore" ]; then
+		# the round's verdicts first, then this machine's header
+		cp "$restore" "$results.new"
+		msg "seed $seed: the round goes on from $round: $(awk -F'\t' '!/^#/ && $1 != 0 && $2 != "test" { v[$1] = 1 } END { print length(v) }' "$results.new") mutants with a verdict so far, on $(grep -c '^# make mutate verdicts' "$results.new") machine(s) or caches before this one"
+	fi
 	printf '# make mutate verdicts: kernel %s, initramfs %s, %s\n' \
-		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >"$results.new"
+		"$kernel_id" "$(sha256sum "$INITRD" | cut -c1-16)" "$(date -u +%F)" >>"$results.new"
 	cp "$BUILD/tests.tsv" "$BUILD/results/$identity.tests"
 	# An after round on the same kernel with other tests: a mutant that
 	# was killed stays killed when it is the same mutant (its key: file,
@@ -228,6 +305,7 @@ guest_loop() {
 			die "guest $slot boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
 		"$TOP/scripts/verdict.sh" "$dir" >"$dir/verdict.log" 2>&1 ||
 			die "guest $slot boot $boot: no verdict; see $dir/verdict.log, $dir/console.log and $dir/result"
+		save_round
 		# the last boot's files stay for a look; a boot with a crash is kept
 		# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
 		if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
@@ -267,6 +345,13 @@ python3 "$TOP/scripts/coverage/mutate.py" report --sample "$BUILD/sample.tsv" --
 	--title "make mutate, $(date -u +%F), seed $seed ($phase), MUTATE_MAX=$MUTATE_MAX, $kind kernel, series $(tree_git log -1 --format=%h refs/netkit/applied)" >"$report"
 if [ "$boot" -gt 0 ]; then
 	printf '\n%s boots in %s s this run\n' "$boot" "$secs" >>"$report"
+fi
+# a finished held-out round has its score in the registry: its verdicts
+# are in $verdicts, its directory goes
+if [ -d "$round" ] && [ "$phase" = held-out ] &&
+	[ "$(awk -F'\t' -v s="$seed" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")" != judging ]; then
+	rm -rf "$round"
+	msg "the round of seed $seed is over: $round removed (commit $verdicts and $REGISTRY)"
 fi
 grep -E '^(mutate:|\*\*(HELD OUT|AFTER)\*\*)' "$report"
 step_done "$boot boots, $secs s; report $report; raw verdicts $verdicts (commit it with selftests/results/mutate-seeds)"

@@ -9,6 +9,7 @@
     mutate.py report  --sample S --results R --strata T --seed S --phase P [--verdicts V] ...
     mutate.py seed-done --registry R --seed S --score TEXT
     mutate.py carry   --prev R --name N --mutants M --tests T
+    mutate.py manifest CPIO
     mutate.py selftest
 
 seed: the seed of a run. selftests/results/mutate-seeds is the registry
@@ -80,6 +81,14 @@ line moves and tells two equal constructs of one function apart.
 carry: with MUTATE_REUSE_SEED=1, the final kills of an earlier results
 file of the same kernel whose mutant has the same key and whose killing
 test is still there.
+
+manifest: what an initramfs (a newc cpio) holds, one line a file (its
+mode, the sha256 of its content, its path, sorted by path), without what
+differs between two builds of the same inputs: the times, the inode
+numbers, and the signature a module carries (the test kernel signs
+bpf_testmod.ko with a key kbuild makes at random for each build). The
+identity of a round hashes it in place of the cpio, so that a round
+stopped on one machine goes on on another that built the same inputs.
 
 selftest: the verdict rules, the sampling, the estimator and the seed
 registry on hand-made inputs (scripts/coverage/mutate_selftest.py); make
@@ -867,6 +876,47 @@ def cmd_carry(a):
             print('\t'.join(str(r[c]) for c in RESULT_COLS))
 
 
+# ---------------------------------------------------------------- manifest
+
+MODULE_SIG_MAGIC = b'~Module signature appended~\n'
+
+
+def unsigned(data):
+    """A module's content without its appended signature (struct
+    module_signature: 12 bytes, the last four the signature's length,
+    big-endian, then the magic string)."""
+    if not data.endswith(MODULE_SIG_MAGIC):
+        return data
+    end = len(data) - len(MODULE_SIG_MAGIC)
+    sig_len = int.from_bytes(data[end - 4:end], 'big')
+    return data[:end - 12 - sig_len]
+
+
+def manifest(raw):
+    """[(path, mode, sha256)] of a newc cpio archive's entries."""
+    import hashlib
+    out, off = [], 0
+    while True:
+        head = raw[off:off + 110]
+        if len(head) < 110 or head[:6] not in (b'070701', b'070702'):
+            raise SystemExit(f'mutate: not a newc cpio archive at byte {off}')
+        f = [int(head[6 + 8 * i:14 + 8 * i], 16) for i in range(13)]
+        mode, size, namesize = f[1], f[6], f[11]
+        name = raw[off + 110:off + 110 + namesize - 1].decode('utf-8', 'replace')
+        off += (110 + namesize + 3) & ~3
+        data = raw[off:off + size]
+        off += (size + 3) & ~3
+        if name == 'TRAILER!!!':
+            return sorted(out)
+        out.append((name, f'{mode:o}', hashlib.sha256(unsigned(data)).hexdigest()))
+
+
+def cmd_manifest(a):
+    with open(a.cpio, 'rb') as f:
+        for name, mode, sha in manifest(f.read()):
+            print(f'{mode} {sha} {name}')
+
+
 def main():
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -926,6 +976,8 @@ def main():
     p.add_argument('--name', required=True)
     p.add_argument('--mutants', required=True)
     p.add_argument('--tests', required=True)
+    p = sub.add_parser('manifest')
+    p.add_argument('cpio')
     p = sub.add_parser('selftest')
     p.add_argument('-v', '--verbose', action='store_true', help='every check, not only the failed ones')
     a = ap.parse_args()
@@ -933,7 +985,8 @@ def main():
         import mutate_selftest
         sys.exit(mutate_selftest.run(a.verbose))
     {'sample': cmd_sample, 'tests': cmd_tests, 'plan': cmd_plan, 'collect': cmd_collect,
-     'report': cmd_report, 'seed': cmd_seed, 'seed-done': cmd_seed_done, 'carry': cmd_carry}[a.cmd](a)
+     'report': cmd_report, 'seed': cmd_seed, 'seed-done': cmd_seed_done, 'carry': cmd_carry,
+     'manifest': cmd_manifest}[a.cmd](a)
 
 
 if __name__ == '__main__':

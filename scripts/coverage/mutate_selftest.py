@@ -467,6 +467,40 @@ def test_generator(tmp):
           [g[0] for g in got] == [5, None], str(got))
 
 
+def newc(entries):
+    """A newc cpio archive of [(name, mode, mtime, ino, data)]."""
+    out = b''
+    for name, mode, mtime, ino, data in entries + [('TRAILER!!!', 0, 0, 0, b'')]:
+        nb = name.encode() + b'\0'
+        head = b'070701' + b''.join(b'%08X' % v for v in (ino, mode, 0, 0, 1, mtime, len(data), 0, 0, 0, 0,
+                                                          len(nb), 0))
+        out += head + nb + b'\0' * (-(110 + len(nb)) % 4) + data + b'\0' * (-len(data) % 4)
+    return out
+
+
+def test_manifest():
+    body = b'\x7fELF module body'
+
+    def signed(sig):
+        return body + sig + bytes([0, 0, 2, 0, 0, 0, 0, 0]) + len(sig).to_bytes(4, 'big') + M.MODULE_SIG_MAGIC
+    check('manifest: a module without its signature', M.unsigned(signed(b'key one sig')) == body)
+    check('manifest: a file that is no signed module is whole', M.unsigned(body) == body)
+    one = M.manifest(newc([('init', 0o100755, 11, 1, b'#!/bin/sh\n'), ('m.ko', 0o100644, 12, 2,
+                                                                          signed(b'sig A'))]))
+    two = M.manifest(newc([('m.ko', 0o100644, 99, 7, signed(b'another sig B')),
+                                ('init', 0o100755, 98, 8, b'#!/bin/sh\n')]))
+    check('manifest: other times, inodes, order and module keys: the same', one == two, f'{one} {two}')
+    three = M.manifest(newc([('init', 0o100755, 11, 1, b'#!/bin/sh -e\n'), ('m.ko', 0o100644, 12, 2,
+                                                                             signed(b'sig A'))]))
+    check('manifest: another content: another manifest', one != three)
+    four = M.manifest(newc([('init', 0o100700, 11, 1, b'#!/bin/sh\n'), ('m.ko', 0o100644, 12, 2,
+                                                                          signed(b'sig A'))]))
+    check('manifest: another mode: another manifest', one != four)
+    five = M.manifest(newc([('init', 0o100755, 11, 1, b'#!/bin/sh\n'), ('m.ko', 0o100644, 12, 2,
+                                                                          body + b'x' + signed(b'sig A')[len(body):])]))
+    check('manifest: another module body under the signature: another manifest', one != five)
+
+
 def load_gen(path):
     spec = importlib.util.spec_from_file_location('mutate_gen', path)
     mod = importlib.util.module_from_spec(spec)
@@ -482,9 +516,10 @@ def run(verbose=False):
         test_estimate()
         test_seeds(tmp)
         test_carry(tmp)
+        test_manifest()
         test_report(tmp)
         test_generator(tmp)
     fail = f", {len(FAILED)} FAIL: {', '.join(FAILED)}" if FAILED else ''
     print(f'mutate selftest: {len(PASSED)} checks pass{fail} '
-          '(verdict rules, sample, estimator, seed registry, carry-over, report, generator)')
+          '(verdict rules, sample, estimator, seed registry, carry-over, manifest, report, generator)')
     return 1 if FAILED else 0
