@@ -196,7 +196,8 @@ help:
 	@echo '  mutate      mutation analysis: generated mutants (schemata, one kernel that first passes'
 	@echo '              qemu-test'"'"'s verdict), each judged by its area'"'"'s tests in QEMU; a held-out'
 	@echo '              sample from a new seed (selftests/results/mutate-seeds), its score with a 95 % CI;'
-	@echo '              MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow)'
+	@echo '              MUT_BUILD/mutate-report.md; needs make coverage'"'"'s data (slow); a stopped'
+	@echo '              round committed in selftests/results/mutate-round-<seed>/ goes on, no coverage'
 	@echo '  mutate MUTATE_DEBUG=1  the RCU, lock and reference mutants on a debug schemata kernel (slow)'
 	@echo '  bench       netkit vs veth datapath benchmark in QEMU on the built kernel: tables,'
 	@echo '              CSV and chart in BUILD/bench/<mode> (BENCH=smoke: one short round, N=10)'
@@ -541,7 +542,19 @@ coverage: apply
 	@BUILD='$(COV_BUILD)' scripts/verdict.sh '$(COV_RUN_DIR)'
 	@BUILD='$(COV_BUILD)' RUN_DIR='$(COV_RUN_DIR)' scripts/coverage/report.sh
 
-mutate: coverage
+# A held-out round that goes on (the registry says "judging" for a seed
+# of this kernel kind and selftests/results/mutate-round-<seed>/ holds its
+# sample and verdicts) needs no sample drawn, so no make coverage: only
+# the coverage kernel's .config, which mutate-gen.py reads. A seed asked
+# for, or an after round, draws a sample: make coverage first.
+MUT_KIND := $(if $(filter 1,$(MUTATE_DEBUG)),debug,test)
+MUT_JUDGING := $(shell awk -F'\t' -v k='$(MUT_KIND)' '!/^\#/ && $$3 == k && $$6 == "judging" { print $$1 }' \
+	selftests/results/mutate-seeds 2>/dev/null)
+MUT_GOING := $(if $(MUTATE_SEED)$(MUTATE_REUSE_SEED),,$(firstword $(foreach s,$(MUT_JUDGING),\
+	$(if $(wildcard selftests/results/mutate-round-$(s)/sample.tsv),$(s)))))
+mutate: $(if $(MUT_GOING),apply,coverage)
+	$(if $(MUT_GOING),@echo "==> mutate: the held-out round of seed $(MUT_GOING) goes on (selftests/results/mutate-round-$(MUT_GOING)); no make coverage but its kernel's .config")
+	$(if $(MUT_GOING),@CONFIG_ONLY=1 BUILD='$(COV_BUILD)' scripts/coverage/kernel.sh)
 	@BUILD='$(MUT_BUILD)' SEED_KBUILD='$(MUT_SEED_KBUILD)' scripts/coverage/mutate-tree.sh
 	@BUILD='$(MUT_BUILD)' scripts/coverage/mutate-run.sh
 

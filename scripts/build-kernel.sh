@@ -185,6 +185,12 @@ else
 	fi
 	stamp_write kernel-config "$config_inputs"
 fi
+# CONFIG_ONLY=1: the .config and no build (make mutate's round that goes
+# on needs only the coverage kernel's config)
+if [ -n "${CONFIG_ONLY:-}" ]; then
+	step_done "config only: $KBUILD_OUT/.config"
+	exit 0
+fi
 
 run_progress "$LOG" "kernel build" "${KMAKE[@]}" -j"$JOBS" all headers
 # The last build's log stays with the build (the step's own log is

@@ -28,6 +28,7 @@ done
 # kbuild rebuilds nearly all of them anyway (measured 2026-12-05).
 KBUILD_VARS="${vars[*]}" EXTRA_CONFIGS="$TOP/configs/coverage.config ${EXTRA_CONFIGS:-}" \
 	KBUILD_OUT="$KBUILD_OUT" "$TOP/scripts/build-kernel.sh"
+[ -z "${CONFIG_ONLY:-}" ] || exit 0
 
 step coverage-kernel
 grep -qx 'CONFIG_GCOV_KERNEL=y' "$KBUILD_OUT/.config" ||

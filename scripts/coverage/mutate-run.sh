@@ -83,23 +83,30 @@ else
 fi
 
 step mutate-run
-for f in "$BZ" "$INITRD" "$BUILD/mutants.tsv" "$INFO"; do
-	[ -f "$f" ] || die "$f not found; run: make mutate (it builds them) after make coverage"
+for f in "$BZ" "$INITRD" "$BUILD/mutants.tsv"; do
+	[ -f "$f" ] || die "$f not found; run: make mutate (it builds them)"
 done
-[ "$(cat "$COV_BUILD/coverage/applied" 2>/dev/null)" = "$(tree_git rev-parse refs/netkit/applied)" ] ||
-	die "the coverage data are not of the applied series; run: make coverage"
 
-# make coverage's data decide which mutants are never executed: they must
-# be of the tests that judge the mutants, the default set (the union of
-# T=<area> over the areas).
-cov_filter=$(
-	filter=''
-	# shellcheck source=/dev/null
-	. "$COV_BUILD/coverage/selection" 2>/dev/null
-	printf '%s' "$filter"
-)
-[ "$cov_filter" = "the default set" ] ||
-	die "make coverage ran ${cov_filter:-an unknown selection} ($COV_BUILD/coverage/selection), not the default set; run: make coverage without T="
+# need_coverage: make coverage's data, to draw a sample from (a round
+# that goes on has its own). They decide which mutants are never
+# executed: they must be of the applied series and of the tests that
+# judge the mutants, the default set (the union of T=<area> over the
+# areas).
+need_coverage() {
+	local cov_filter
+	if [ ! -f "$INFO" ] ||
+		[ "$(cat "$COV_BUILD/coverage/applied" 2>/dev/null)" != "$(tree_git rev-parse refs/netkit/applied)" ]; then
+		die "a new sample needs make coverage's data of the applied series ($INFO); run: make coverage, then make mutate"
+	fi
+	cov_filter=$(
+		filter=''
+		# shellcheck source=/dev/null
+		. "$COV_BUILD/coverage/selection" 2>/dev/null
+		printf '%s' "$filter"
+	)
+	[ "$cov_filter" = "the default set" ] ||
+		die "make coverage ran ${cov_filter:-an unknown selection} ($COV_BUILD/coverage/selection), not the default set; run: make coverage without T="
+}
 
 # The areas, in the order of selftests/areas, their registry (the first
 # word of its lines; scripts/select-tests.sh checks the rest).
@@ -175,18 +182,19 @@ read -r seed phase <<<"$seed_phase"
 held_out=$(awk -F'\t' -v s="$seed" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")
 msg "seed $seed: $phase$([ "$phase" = held-out ] || printf ' (its held-out score: %s)' "$held_out")"
 
-python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
-	--info "$INFO" --seed "$seed" --max "$MUTATE_MAX" --kernel "$kind" --strata "$BUILD/strata.tsv" >"$BUILD/sample.tsv"
 results=$BUILD/results/$identity.tsv
 mkdir -p "$BUILD/results"
 
 # A held-out round in the repository, selftests/results/mutate-round-<seed>/:
-# its identity, sample and strata (from the draw), and its verdicts so far
-# (the results file, copied after every boot). Committed with the registry
-# line that says "judging", it carries a stopped round to another machine
-# (or a clean cache): there, with the same identity, the round goes on
-# with its own sample and verdicts. Removed when the round ends (its
-# verdicts are then in mutate-verdicts-<seed>.tsv).
+# its identity (and its parts, and the initramfs's manifest), sample and
+# strata from the draw, and its verdicts so far (the results file, copied
+# after every boot). Committed with the registry line that says
+# "judging", it carries a stopped round to another machine (or a clean
+# cache): there, with the same identity, the round goes on with its own
+# sample and verdicts, without make coverage (the Makefile then makes
+# only the coverage kernel's .config, which mutate-gen.py reads). Removed
+# when the round ends (its verdicts are then in mutate-verdicts-<seed>.tsv)
+# or is abandoned.
 round=$TOP/selftests/results/mutate-round-$seed
 for d in "$TOP"/selftests/results/mutate-round-*; do
 	if [ ! -d "$d" ] || [ "$d" = "$round" ]; then continue; fi
@@ -197,18 +205,19 @@ for d in "$TOP"/selftests/results/mutate-round-*; do
 	fi
 done
 restore=''
-if [ "$phase" = held-out ]; then
+if [ "$phase" = held-out ] && [ -f "$round/sample.tsv" ]; then
+	[ "$(cat "$round/identity" 2>/dev/null)" = "$identity" ] ||
+		die "$round is of identity $(cat "$round/identity" 2>/dev/null || echo '(none)'), this build's is $identity, though the registry says the round goes on with it; $round and $REGISTRY do not belong together (committed apart?)"
+	cp "$round/sample.tsv" "$round/strata.tsv" "$BUILD/"
 	if [ -f "$round/results.tsv" ] && [ ! -f "$results" ]; then
-		[ "$(cat "$round/identity" 2>/dev/null)" = "$identity" ] ||
-			die "$round is of identity $(cat "$round/identity" 2>/dev/null || echo '(none)'), this build's is $identity, though the registry says the round goes on with it; $round and $REGISTRY do not belong together (committed apart?)"
-		for f in sample strata; do
-			if ! cmp -s "$round/$f.tsv" "$BUILD/$f.tsv"; then
-				msg "this machine's $f.tsv differs from the round's ($(diff "$round/$f.tsv" "$BUILD/$f.tsv" | grep -c '^[<>]' || true) lines: make coverage ran other lines here); the round's is kept"
-				cp "$round/$f.tsv" "$BUILD/$f.tsv"
-			fi
-		done
 		restore=$round/results.tsv
-	elif [ ! -d "$round" ]; then
+	fi
+else
+	need_coverage
+	python3 "$TOP/scripts/coverage/mutate.py" sample --mutants "$BUILD/mutants.tsv" --nobuild "$BUILD/nobuild.tsv" \
+		--info "$INFO" --seed "$seed" --max "$MUTATE_MAX" --kernel "$kind" --strata "$BUILD/strata.tsv" >"$BUILD/sample.tsv"
+	if [ "$phase" = held-out ]; then
+		rm -rf "$round"
 		mkdir -p "$round"
 		printf '%s\n' "$identity" >"$round/identity"
 		cp "$BUILD/identity.parts" "$BUILD/initramfs.manifest" "$BUILD/sample.tsv" "$BUILD/strata.tsv" "$round/"
