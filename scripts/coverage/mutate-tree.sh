@@ -124,7 +124,14 @@ for round in $(seq 1 20); do
 	git -C "$MUT_TREE" add -f -- "${specs[@]%:added}"
 	tree=$(git -C "$MUT_TREE" write-tree)
 	if [ "$(git -C "$MUT_TREE" rev-parse "HEAD^{tree}")" != "$tree" ]; then
-		commit=$(git -C "$MUT_TREE" commit-tree "$tree" -p "$applied" -m "make mutate: mutation schemata")
+		# the applied series' date and the harness's identity: the same
+		# schemata make the same commit everywhere, and so the same build
+		# timestamp (lib.sh kbuild_setup: the tree's last commit date),
+		# which the kernel's banner and BTF carry
+		commit=$(GIT_AUTHOR_NAME=$GIT_COMMITTER_NAME GIT_AUTHOR_EMAIL=$GIT_COMMITTER_EMAIL \
+			GIT_AUTHOR_DATE="$(git -C "$MUT_TREE" log -1 --format=%cD "$applied")" \
+			GIT_COMMITTER_DATE="$(git -C "$MUT_TREE" log -1 --format=%cD "$applied")" \
+			git -C "$MUT_TREE" commit-tree "$tree" -p "$applied" -m "make mutate: mutation schemata")
 		git -C "$MUT_TREE" reset -q --soft "$commit"
 	fi
 	rc=0
