@@ -258,10 +258,21 @@ if [ ! -f "$results" ]; then
 	# carries nothing: its verdicts are all of this suite.
 	prev=$(grep -l "^# make mutate verdicts: kernel $kernel_id," "$BUILD"/results/*.tsv 2>/dev/null |
 		xargs -r ls -t | head -n 1 || true)
+	# A new machine has no results of its own: the seed's committed
+	# verdicts stand in when they were judged on this series (the mutant
+	# keys then decide, mutant by mutant).
+	committed=$TOP/selftests/results/mutate-verdicts-$seed.tsv
+	if [ -z "$prev" ] && [ -f "$committed" ]; then
+		series=$(head -n 1 "$committed" | sed -n 's/.*, series \([0-9a-f]\{7,\}\)$/\1/p')
+		if [ -n "$series" ] && [ "$(tree_git rev-parse -q --verify "$series^{commit}" || true)" = \
+			"$(tree_git rev-parse refs/netkit/applied)" ]; then
+			prev=$committed
+		fi
+	fi
 	if [ "$phase" = after ] && [ -n "$prev" ]; then
 		python3 "$TOP/scripts/coverage/mutate.py" carry --prev "$prev" --name "$(basename "$prev" .tsv)" \
 			--mutants "$BUILD/mutants.tsv" --tests "$BUILD/tests.tsv" >>"$results.new"
-		msg "the kernel of $(basename "$prev"): $(grep -vc '^#' "$results.new" || true) killed mutants carried over, the rest runs"
+		msg "from $(basename "$prev"), judged on this kernel: $(grep -vc '^#' "$results.new" || true) killed mutants carried over, the rest runs"
 	fi
 	mv "$results.new" "$results"
 fi

@@ -79,8 +79,9 @@ function it is (counted over mutants.tsv in line order): the key survives
 line moves and tells two equal constructs of one function apart.
 
 carry: with MUTATE_REUSE_SEED=1, the final kills of an earlier results
-file of the same kernel whose mutant has the same key and whose killing
-test is still there.
+file of the same kernel (or of the committed verdicts of the seed, on a
+machine that has no such file) whose mutant has the same key and whose
+killing test is still there.
 
 manifest: what an initramfs (a newc cpio) holds, one line a file (its
 mode, the sha256 of its content, its path, sorted by path), without what
@@ -861,15 +862,38 @@ def cmd_seed_done(a):
     raise SystemExit(f'mutate: seed {a.seed} has no held-out round being judged in {a.registry}')
 
 
+def read_prev(path):
+    """The rows of an earlier round for carry: a results file of the cache,
+    or the raw verdicts committed beside the report (export_verdicts: a
+    header row under its '#' lines, the killing test in 'test'), which is
+    what a new machine has of a finished round."""
+    with open(path) as f:
+        first = f.readline()
+    if not first.startswith('# make mutate verdicts, seed'):
+        return read_results(path)
+    rows = []
+    with open(path) as f:
+        lines = [ln for ln in f if not ln.startswith('#') and ln.strip()]
+    head = lines[0].rstrip('\n').split('\t') if lines else []
+    for ln in lines[1:]:
+        v = dict(zip(head, ln.rstrip('\n').split('\t')))
+        r = {c: v.get(c, '') for c in RESULT_COLS}
+        r['by'] = v.get('test', '')
+        r['id'] = int(r['id'])
+        rows.append(r)
+    return rows
+
+
 def cmd_carry(a):
-    """Kills of an earlier results file of the same kernel carried into a
-    new one (MUTATE_REUSE_SEED=1 only): a row counts when the mutant's key
-    (file, line, operator, original and mutated text, the file's blob) is
-    the same, its kill is final (reached, confirmed) and its killing test
-    is still among the tests. Prints the rows."""
+    """Kills of an earlier round of the same kernel carried into a new one
+    (MUTATE_REUSE_SEED=1 only): a row counts when the mutant's key (file,
+    line, operator, original and mutated text, the file's blob) is the
+    same, its kill is final (reached, confirmed) and its killing test is
+    still among the tests. The earlier round is a results file or a
+    committed verdicts file (read_prev). Prints the rows."""
     keys = {m['id']: m['key'] for m in read_tsv(a.mutants)}
     tests = {tkey(t) for t in read_tsv(a.tests)}
-    for r in final(read_results(a.prev)).values():
+    for r in final(read_prev(a.prev)).values():
         if r['id'] and r['verdict'] in KILLS and r['key'] and keys.get(str(r['id'])) == r['key'] \
                 and r['by'] in tests:
             r['detail'] = (r['detail'] + '; ' if r['detail'] else '') + f'carried over from {a.name}'

@@ -338,6 +338,26 @@ def test_carry(tmp):
         M.cmd_carry(argparse.Namespace(prev=prev, name='prev', mutants=mpath, tests=tpath))
     ids = [ln.split('\t')[0] for ln in out.getvalue().splitlines()]
     check('only the kill with the same key, a final verdict and its test still there', ids == ['1'], str(ids))
+    # the same round as committed verdicts (a new machine's only copy)
+    ver = os.path.join(tmp, 'mutate-verdicts-9.tsv')
+    write(ver, '# make mutate verdicts, seed 9, held-out: t\n# one row per mutant and boot\n'
+          'id\tkey\tfile\tline\toperator\tkernel\tverdict\ttest\thits\tboot\tpos\talone\tdetail\n'
+          '1\tA\tf\t1\to\ttest\tsurvived\t\t3\tb0\t0\t1\t\n'
+          '1\tA\tf\t1\to\ttest\tkilled\tnetkit:t1\t3\tb1\t0\t1\t\n'
+          '2\tB\tf\t2\to\ttest\tkilled\tnetkit:t1\t3\tb1\t1\t0\t\n'
+          '3\tC\tf\t3\to\ttest\tcrash\tnetkit:t1\t1\tb1\t2\t0\tsplat\n'
+          '4\tD\tf\t4\to\ttest\tkilled\tnetkit:t1\t3\tb1\t3\t0\t\n'
+          '4\tD\tf\t4\to\ttest\tsurvived\t\t3\tb2\t0\t1\t\n')
+    write(mpath, 'id\tkey\n1\tA\n2\tB-new\n3\tC\n4\tD\n')
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        M.cmd_carry(argparse.Namespace(prev=ver, name='mutate-verdicts-9', mutants=mpath, tests=tpath))
+    rows = [ln.split('\t') for ln in out.getvalue().splitlines()]
+    check('from committed verdicts: the last verdict of each, kills with the same key and test',
+          [(r[0], r[1], r[2]) for r in rows] == [('1', 'killed', 'netkit:t1'), ('3', 'crash', 'netkit:t1')],
+          str(rows))
+    check('a carried row has the results columns and says where it came from',
+          all(len(r) == len(M.RESULT_COLS) and 'carried over from mutate-verdicts-9' in r[4] for r in rows),
+          str(rows))
 
 
 def test_report(tmp):
