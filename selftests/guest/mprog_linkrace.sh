@@ -64,8 +64,9 @@ if [ -z "$kinds" ]; then
 fi
 echo "# kinds: $kinds; $seconds s per case; a hang after $hang s without progress"
 
-[ "$(nproc)" -ge 2 ]
-expect "two CPUs for the two racing threads ($(nproc) online)" $?
+cpus=$(nproc)
+[ "$cpus" -ge 2 ]
+expect "two CPUs for the two racing threads ($cpus online)" $?
 
 splat='WARNING:|BUG:|Oops|refcount_t|unregister_netdevice: waiting|KASAN|INFO: task .* blocked|possible recursive locking|circular locking'
 marker="mprog_linkrace: start $$ $(cut -d' ' -f1 /proc/uptime)"

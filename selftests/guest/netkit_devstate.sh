@@ -246,12 +246,14 @@ for e in "nki1 l3" "nki0 l3 $NS" "nkl1 l2" "nkl0 l2 $NS"; do
 		ip link set "$1" address 02:00:5e:10:00:98 2>/dev/null
 	fi
 	set_rc=$?
+	setting="is refused"
+	[ "$set_rc" -ne 0 ] || setting=works
 	if [ "$2" = l3 ]; then
 		[ $((flags & 0x80)) -ne 0 ] && [ "$set_rc" -ne 0 ]
 	else
 		[ $((flags & 0x80)) -eq 0 ] && [ "$set_rc" -eq 0 ]
 	fi
-	expect "$1 ($2): NOARP $((flags & 0x80 ? 1 : 0)), setting an address $([ "$set_rc" -eq 0 ] && echo works || echo is refused)" $?
+	expect "$1 ($2): NOARP $((flags & 0x80 ? 1 : 0)), setting an address $setting" $?
 done
 
 # ---- headroom --------------------------------------------------------
