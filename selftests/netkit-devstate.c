@@ -5,6 +5,7 @@
  *   netkit-devstate show DEV
  *   netkit-devstate xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT
  *   netkit-devstate peerdown PRIMARY PEER SECONDS
+ *   netkit-devstate frames PRIMARY NETNS|- COUNT
  *
  * show: one line of what RTM_GETLINK reports for DEV: the flags IFF_UP
  * and IFF_LOWER_UP, IFLA_CARRIER (the carrier as such, also of a device
@@ -20,7 +21,18 @@
  * transmits, BPF_NETKIT_PEER: what the peer does) by a link, which runs
  * after netkit has scrubbed the packet by the transmitting end's setting
  * and lets it pass: it counts the packets it sees, those whose mark is
- * still 42 and those whose priority is still 5.
+ * still 42 and those whose priority is still 5 (and those with a transmit
+ * time, which UDP here never has).
+ *
+ * frames: the metadata each end's transmissions keep when the peer is in
+ * NETNS, or with "-" in this namespace too. Recorders as with xfer -r;
+ * then COUNT frames into each end through an AF_PACKET socket on it (in
+ * its namespace) with SO_MARK 42, SO_PRIORITY 5 and a transmit time
+ * (SO_TXTIME, SCM_TXTIME), which becomes the skb's tstamp. One line a
+ * direction: sent, what its recorder saw, and how many kept their mark,
+ * priority and tstamp. netkit scrubs nothing within a namespace; across
+ * namespaces it clears the tstamp, and the mark and priority too where
+ * the transmitting end scrubs.
  *
  * peerdown: PRIMARY and PEER, the ends of one pair in this namespace,
  * both up. A program that drops and whose runs the kernel counts
@@ -61,6 +73,8 @@
 #include <sys/socket.h>
 #include <linux/if.h>
 #include <linux/if_link.h>
+#include <linux/net_tstamp.h>
+#include <time.h>
 
 #include "lib/netkit-lib.h"
 
@@ -70,7 +84,7 @@
 
 static const char *usage_text =
 	"show DEV | xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT | "
-	"peerdown PRIMARY PEER SECONDS";
+	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT";
 
 static const char *operstate_name(int s)
 {
@@ -118,18 +132,19 @@ static int show(const char *dev)
 
 /* What a recorder counts, in its map's one value. */
 struct seen {
-	__u64 packets, mark, priority;
+	__u64 packets, mark, priority, tstamp;
 };
 
 /*
  * nkds_rec: count the packet, and whether its mark and priority are still
- * what the sender set; then NETKIT_PASS. The map's value is addressed
+ * what the sender set and whether it has a tstamp; then NETKIT_PASS. The map's value is addressed
  * directly (BPF_PSEUDO_MAP_VALUE) and read back through mmap().
  */
 static int load_recorder(int type, int map)
 {
 	const int mark = offsetof(struct __sk_buff, mark);
 	const int prio = offsetof(struct __sk_buff, priority);
+	const int tstamp = offsetof(struct __sk_buff, tstamp);
 	const struct bpf_insn insns[] = {
 		/* 0 */ { BPF_LD | BPF_DW | BPF_IMM, 7, BPF_PSEUDO_MAP_VALUE, 0, map },
 		/* 1 */ { 0, 0, 0, 0, 0 },
@@ -144,8 +159,12 @@ static int load_recorder(int type, int map)
 		/* 8 */ { BPF_JMP | BPF_JNE | BPF_K, 4, 0, 10 - 8 - 1, PRIORITY },
 		/* 9 */ { BPF_STX | BPF_ATOMIC | BPF_DW, 7, 3,
 			  offsetof(struct seen, priority), BPF_ADD },
-		/* 10 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, NETKIT_PASS },
-		/* 11 */ { BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
+		/* 10 */ { BPF_LDX | BPF_MEM | BPF_DW, 5, 1, tstamp, 0 },
+		/* 11 */ { BPF_JMP | BPF_JEQ | BPF_K, 5, 0, 13 - 11 - 1, 0 },
+		/* 12 */ { BPF_STX | BPF_ATOMIC | BPF_DW, 7, 3,
+			  offsetof(struct seen, tstamp), BPF_ADD },
+		/* 13 */ { BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, NETKIT_PASS },
+		/* 14 */ { BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
 	};
 
 	return nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns,
@@ -328,6 +347,117 @@ static int xfer(int argc, char **argv)
 	for (i = 0; i < 2; i++)
 		if (links[i] >= 0)
 			close(links[i]);
+	return 0;
+}
+
+/* ---- frames -------------------------------------------------------- */
+
+/*
+ * An AF_PACKET socket on ifindex in nsfd's namespace that sends with the
+ * mark, the priority and transmit times.
+ */
+static int frame_sender(int nsfd, int home, int ifindex)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET, .sll_ifindex = ifindex,
+	};
+	struct sock_txtime txt = { .clockid = CLOCK_MONOTONIC };
+	int fd = nk_socket_in(nsfd, home, AF_PACKET, SOCK_RAW, 0);
+	int mark = MARK, prio = PRIORITY;
+
+	if (fd < 0)
+		return fd;
+	if (setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_TXTIME, &txt, sizeof(txt)) ||
+	    bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/* n broadcast frames, each with a transmit time 1 s ahead: how many went. */
+static int send_timed(int fd, int n)
+{
+	unsigned char eth[60] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
+	char ctl[CMSG_SPACE(sizeof(__u64))];
+	struct iovec iov = { .iov_base = eth, .iov_len = sizeof(eth) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = ctl, .msg_controllen = sizeof(ctl),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+	__u64 when = (__u64)((nk_now() + 1) * 1e9);
+	int i, sent = 0;
+
+	eth[12] = 0x08;				/* ETH_P_IP */
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_TXTIME;
+	cm->cmsg_len = CMSG_LEN(sizeof(when));
+	memcpy(CMSG_DATA(cm), &when, sizeof(when));
+	for (i = 0; i < n; i++)
+		if (sendmsg(fd, &msg, 0) == (ssize_t)sizeof(eth))
+			sent++;
+	usleep(100000);
+	return sent;
+}
+
+static int frames(int argc, char **argv)
+{
+	struct seen *seen[2];
+	int links[2], snd[2], i, home, nsfd, n, sent, pidx, qidx;
+	struct nk_link pl;
+	char path[128];
+
+	if (argc != 3)
+		nk_usage("netkit-devstate", usage_text);
+	n = atoi(argv[2]);
+	pidx = if_nametoindex(argv[0]);
+	home = open("/proc/self/ns/net", O_RDONLY);
+	if (strcmp(argv[1], "-")) {
+		snprintf(path, sizeof(path), "/run/netns/%s", argv[1]);
+		nsfd = open(path, O_RDONLY);
+	} else {
+		nsfd = open("/proc/self/ns/net", O_RDONLY);
+	}
+	if (!pidx || home < 0 || nsfd < 0) {
+		nk_say("not ok - frames: %s, the peer's netns %s: %s", argv[0],
+		       argv[1], strerror(errno));
+		return 1;
+	}
+	i = nk_link_get(NULL, pidx, NULL, &pl);
+	if (i) {
+		nk_say("not ok - frames: RTM_GETLINK %s: %s", argv[0], nk_errname(i));
+		return 1;
+	}
+	qidx = pl.link;		/* the peer's ifindex, in its namespace */
+	seen[0] = record(pidx, BPF_NETKIT_PRIMARY, &links[0]);
+	seen[1] = record(pidx, BPF_NETKIT_PEER, &links[1]);
+	if (!seen[0] || !seen[1])
+		return 1;
+	snd[0] = frame_sender(home, home, pidx);
+	snd[1] = frame_sender(nsfd, home, qidx);
+	for (i = 0; i < 2; i++)
+		if (snd[i] < 0) {
+			nk_say("not ok - frames: the %s's packet socket: %s",
+			       i ? "peer" : "primary", nk_errname(snd[i]));
+			return 1;
+		}
+	for (i = 0; i < 2; i++) {
+		struct seen before = *seen[i];
+
+		sent = send_timed(snd[i], n);
+		printf("%s: sent=%d seen=%llu mark_kept=%llu priority_kept=%llu tstamp_kept=%llu\n",
+		       i ? "peer->primary" : "primary->peer", sent,
+		       seen[i]->packets - before.packets, seen[i]->mark - before.mark,
+		       seen[i]->priority - before.priority,
+		       seen[i]->tstamp - before.tstamp);
+	}
+	for (i = 0; i < 2; i++) {
+		close(snd[i]);
+		close(links[i]);
+	}
 	return 0;
 }
 
@@ -554,5 +684,7 @@ int main(int argc, char **argv)
 		return xfer(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "peerdown"))
 		return peerdown(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "frames"))
+		return frames(argc - 2, argv + 2);
 	nk_usage(argv[0], usage_text);
 }

@@ -20,6 +20,11 @@
 #    transmitting end's policy decides, and its scrubbing whether a
 #    packet's mark and priority reach the other namespace; l2 and l3
 #    mode as both ends report and show it (ARP, addresses);
+#  - the metadata that crosses a pair, as each end's program sees it:
+#    within one namespace netkit scrubs nothing (mark, priority and a
+#    transmit time kept, both ends scrubbing by default); across
+#    namespaces the transmit time is cleared whatever the scrubbing, the
+#    mark and priority where the transmitting end scrubs;
 #  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made;
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
 #    then need the larger of what the bridge asks for that end and what
@@ -48,7 +53,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nkh1 nkg1 nkj1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkx1 nks1 nkh1 nkg1 nkj1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -232,6 +237,45 @@ expect_match "nkl1 (scrub default) -> nkl0: its program saw the $N packets scrub
 expect_match "nkl0 (scrub none) -> nkl1: the peer's program saw the $N packets with their mark and priority" \
 	"^peer->primary: sent=$N tx=$N tx_dropped=0 rx_other=$N seen=$N mark_kept=$N priority_kept=$N\$" \
 	"$(xfer_line "$out" 'peer->primary')"
+
+# Frames with a mark, a priority and a transmit time into each end.
+# frames_line OUT DIRECTION: one direction's line.
+frames_line() { printf '%s\n' "$1" | grep "^$2: "; }
+# frames_check WHAT DIRECTION MARK PRIORITY TSTAMP OUT: of the N frames
+# sent that way, the recorder saw N, and that many kept each.
+frames_check() {
+	expect_match "$1" \
+		"^$2: sent=$N seen=$N mark_kept=$3 priority_kept=$4 tstamp_kept=$5\$" \
+		"$(frames_line "$6" "$2")"
+}
+# One namespace: both ends scrub by default, and nothing is scrubbed.
+netkit-pair nks1 nks0 l2 pass pass && noipv6 nks1 && noipv6 nks0 &&
+	ip link set nks1 up && ip link set nks0 up
+expect "a pair with both ends in this namespace, both scrubbing by default (nks1, peer nks0)" $?
+l=$(show nks1)
+expect_match "nks1 reports scrub default, peer_scrub default" ' scrub=default peer_scrub=default ' "$l"
+out=$(netkit-devstate frames nks1 - "$N")
+expect "frames through nks1/nks0" $?
+printf '%s\n' "$out" | diag_lines
+frames_check "nks1 -> nks0, one namespace: mark, priority and tstamp kept" \
+	'primary->peer' "$N" "$N" "$N" "$out"
+frames_check "nks0 -> nks1, one namespace: mark, priority and tstamp kept" \
+	'peer->primary' "$N" "$N" "$N" "$out"
+# Across namespaces, the asymmetric pairs from both sides.
+out=$(netkit-devstate frames nki1 "$NS" "$N")
+expect "frames through nki1/nki0" $?
+printf '%s\n' "$out" | diag_lines
+frames_check "nki1 (scrub none) -> nki0 in $NS: mark and priority kept, tstamp cleared" \
+	'primary->peer' "$N" "$N" 0 "$out"
+frames_check "nki0 (scrub default) -> nki1: mark, priority and tstamp cleared" \
+	'peer->primary' 0 0 0 "$out"
+out=$(netkit-devstate frames nkl1 "$NS" "$N")
+expect "frames through nkl1/nkl0" $?
+printf '%s\n' "$out" | diag_lines
+frames_check "nkl1 (scrub default) -> nkl0 in $NS: mark, priority and tstamp cleared" \
+	'primary->peer' 0 0 0 "$out"
+frames_check "nkl0 (scrub none) -> nkl1: mark and priority kept, tstamp cleared" \
+	'peer->primary' "$N" "$N" 0 "$out"
 
 # The mode, at both ends: l3 devices do no ARP (IFF_NOARP, 0x80) and
 # refuse an address; l2 devices do ARP and take one.
