@@ -227,12 +227,13 @@ static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
  * The table's objects, O(x) the one named x: its netkit primary and
  * peer, the veth, ifindex 0, the programs P, Q (primary), R (peer), Z
  * (expected_attach_type 0), S (socket filter), X (XDP), C (cgroup_skb
- * egress), the netlink socket, P's id, the link that the link rows keep
- * and the root cgroup's fd. In a row O_x stands for O(x); any other value
- * is used as it is.
+ * egress), the netlink socket, P's id, the link that the link rows keep,
+ * the root cgroup's fd, an XDP link (X at the veth, generic mode) and its
+ * id, and S's id. In a row O_x stands for O(x); any other value is used
+ * as it is.
  */
 enum { O_PRIM = -100, O_PEER, O_VETH, O_ZERO, O_P, O_Q, O_R, O_Z, O_S, O_X, O_C, O_NL, O_PID,
-       O_LNK, O_CG, O_END };
+       O_LNK, O_CG, O_XL, O_XLID, O_SID, O_END };
 static int objs[O_END - O_PRIM];
 #define O(x)		objs[O_##x - O_PRIM]
 #define PRIM		BPF_NETKIT_PRIMARY
@@ -478,13 +479,13 @@ static void table_netlink(void)
  * attach type TYPE (0: primary). BPF_PROG_QUERY: prog_ids PROG,
  * query_flags FLAGS, attach_flags REL, count REPL, DEV and TYPE; QCNT:
  * a query with room for REPL of P and Q, which must give their count and
- * P's id if REPL; QPTR: a query with room for REPL ids at a valid
+ * P's id if REPL; QONE: a query that must find P alone; QPTR: a query with room for REPL ids at a valid
  * prog_ids, and the array REL (1 prog_attach_flags, 2 link_ids, 3
  * link_attach_flags) at the address PROG. BPF_LINK_UPDATE: the new program PROG, FLAGS,
  * old_prog_fd REPL, the link DEV. BPF_LINK_DETACH: the link DEV. With
  * BYTE, the attr is sent with that byte set, SIZE bytes long (0: sizeof).
  */
-enum { ATT = 1, DET, QRY, QCNT, QPTR, LCR, LKEEP, LUPD, LDET };
+enum { ATT = 1, DET, QRY, QCNT, QONE, QPTR, LCR, LKEEP, LUPD, LDET };
 enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, BYTE, SIZE, NF };
 
 struct bpf_case {
@@ -515,6 +516,27 @@ static const struct bpf_case bpf_cases[] = {
 	  { ATT, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
 	{ "detach: the cgroup program", 0,
 	  { DET, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	/* its flags: the base ones only (BPF_F_ATTACH_MASK_BASE) */
+	{ "attach: the cgroup program with BPF_F_ALLOW_MULTI (valid)", 0,
+	  { ATT, O_C, BPF_F_ALLOW_MULTI, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "detach: the cgroup program attached with BPF_F_ALLOW_MULTI", 0,
+	  { DET, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with BPF_F_ALLOW_OVERRIDE (valid)", 0,
+	  { ATT, O_C, BPF_F_ALLOW_OVERRIDE, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "detach: the cgroup program attached with BPF_F_ALLOW_OVERRIDE", 0,
+	  { DET, O_C, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with BPF_F_BEFORE", -EINVAL,
+	  { ATT, O_C, BPF_F_BEFORE, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with BPF_F_AFTER|BPF_F_LINK", -EINVAL,
+	  { ATT, O_C, BPF_F_AFTER | BPF_F_LINK, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with BPF_F_ID", -EINVAL,
+	  { ATT, O_C, BPF_F_ID, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with flag 1 << 20", -EINVAL,
+	  { ATT, O_C, 1U << 20, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "attach: the cgroup program with expected_revision", -EINVAL,
+	  { ATT, O_C, 0, 0, 0, 1, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
+	{ "query: the cgroup hook is empty again", 0,
+	  { QRY, 0, 0, 0, 0, [DEV] = O_CG, [TYPE] = BPF_CGROUP_INET_EGRESS } },
 
 	/* targets */
 	{ "attach: target the peer", -EACCES, { ATT, O_P, [DEV] = O_PEER } },
@@ -549,6 +571,19 @@ static const struct bpf_case bpf_cases[] = {
 	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_AFTER, O_P } },
 	{ "attach: BPF_F_BEFORE, relative_fd a socket filter", -EINVAL,
 	  { ATT, O_Q, BPF_F_BEFORE, O_S } },
+	/* a relative program or link of another program type, by fd or id */
+	{ "attach: BPF_F_BEFORE|BPF_F_ID, relative_id a socket filter's", -EINVAL,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_ID, O_SID } },
+	{ "attach: BPF_F_BEFORE|BPF_F_LINK, relative_fd an XDP link", -EINVAL,
+	  { ATT, O_Q, BPF_F_BEFORE | BPF_F_LINK, O_XL } },
+	{ "attach: BPF_F_AFTER|BPF_F_LINK|BPF_F_ID, relative_id an XDP link's", -EINVAL,
+	  { ATT, O_Q, BPF_F_AFTER | BPF_F_LINK | BPF_F_ID, O_XLID } },
+	/* no program to detach: no type to compare, the link is not there */
+	{ "detach: no program, BPF_F_BEFORE|BPF_F_LINK, relative_fd an XDP link", -ENOENT,
+	  { DET, 0, BPF_F_BEFORE | BPF_F_LINK, O_XL } },
+	{ "detach: P BPF_F_AFTER, relative_fd a socket filter", -EINVAL,
+	  { DET, O_P, BPF_F_AFTER, O_S } },
+	{ "query: P alone after the refused relatives", 0, { QONE } },
 
 	/* revisions */
 	{ "attach: stale expected_revision", -ESTALE, { ATT, O_Q, 0, 0, 0, REV(5) } },
@@ -630,6 +665,12 @@ static const struct bpf_case bpf_cases[] = {
 	{ "link_create: BPF_F_BEFORE|BPF_F_ID, relative_id missing", -ENOENT,
 	  { LCR, O_Q, BPF_F_BEFORE | BPF_F_ID, 0x7ffffff0 } },
 	{ "link_create: BPF_F_AFTER, relative_fd closed", -EBADF, { LCR, O_Q, BPF_F_AFTER, 999 } },
+	{ "link_create: BPF_F_BEFORE|BPF_F_LINK, relative_fd an XDP link", -EINVAL,
+	  { LCR, O_Q, BPF_F_BEFORE | BPF_F_LINK, O_XL } },
+	{ "link_create: BPF_F_AFTER|BPF_F_LINK|BPF_F_ID, relative_id an XDP link's", -EINVAL,
+	  { LCR, O_Q, BPF_F_AFTER | BPF_F_LINK | BPF_F_ID, O_XLID } },
+	{ "link_create: BPF_F_BEFORE, relative_fd a socket filter", -EINVAL,
+	  { LCR, O_Q, BPF_F_BEFORE, O_S } },
 
 	/* a link of Q before P, for the update and detach rows */
 	{ "link_create: Q before P (valid)", 0, { LKEEP, O_Q, BPF_F_BEFORE, O_P } },
@@ -678,7 +719,7 @@ static const struct bpf_case bpf_cases[] = {
 static void bpf_rows(const struct bpf_case *r, int n)
 {
 	static const int cmds[] = { [ATT] = BPF_PROG_ATTACH, [DET] = BPF_PROG_DETACH,
-		[QRY] = BPF_PROG_QUERY, [QPTR] = BPF_PROG_QUERY,
+		[QRY] = BPF_PROG_QUERY, [QONE] = BPF_PROG_QUERY, [QPTR] = BPF_PROG_QUERY,
 		[LCR] = BPF_LINK_CREATE, [LKEEP] = BPF_LINK_CREATE,
 		[LUPD] = BPF_LINK_UPDATE, [LDET] = BPF_LINK_DETACH };
 	int dev, type, prog, rel, repl, got;
@@ -704,6 +745,17 @@ static void bpf_rows(const struct bpf_case *r, int n)
 				snprintf(extra, sizeof(extra),
 					 "count %u ids %u %u, expected count 2 ids %u 0",
 					 count, ids[0], ids[1], repl ? O(PID) : 0);
+			row(r->name, r->exp, NULL, got, NULL, extra[0] ? extra : NULL);
+			continue;
+		case QONE:
+			memset(ids, 0, sizeof(ids));
+			count = 4;
+			got = query(dev, type, ids, &count, NULL);
+			extra[0] = 0;
+			if (count != 1 || ids[0] != (__u32)O(PID) || ids[1])
+				snprintf(extra, sizeof(extra),
+					 "count %u ids %u %u, expected count 1 ids %u 0",
+					 count, ids[0], ids[1], O(PID));
 			row(r->name, r->exp, NULL, got, NULL, extra[0] ? extra : NULL);
 			continue;
 		case ATT:
@@ -915,14 +967,22 @@ static int cmd_table(void)
 	if (O(CG) < 0)
 		die("table: setup: open /sys/fs/cgroup", -errno);
 	O(PID) = nk_prog_id(O(P));
-	if (!O(PID) || !nk_prog_id(O(Q)))
+	O(SID) = nk_prog_id(O(S));
+	if (!O(PID) || !O(SID) || !nk_prog_id(O(Q)))
 		die("table: setup: program ids", -ENOENT);
+	O(XL) = nk_link_create(O(VETH), BPF_XDP, O(X), XDP_FLAGS_SKB_MODE, 0, 0);
+	if (O(XL) < 0)
+		die("table: setup: an XDP link at the veth", O(XL));
+	O(XLID) = nk_link_id(O(XL));
+	if (!O(XLID))
+		die("table: setup: the XDP link's id", -ENOENT);
 
 	table_bpf();
 	table_sockmap();
 
 	for (i = 0; i < 7; i++)
 		close((&O(P))[i]);
+	close(O(XL));
 	close(O(CG));
 	if (nk_link_del(&nl, t.prim) || nk_link_del(&nl, O(VETH))) {
 		printf("not ok - table: deleting the pair and the veth\n");
