@@ -52,8 +52,9 @@
  * that fills bpf_mprog (BPF_PROG_ATTACH and BPF_LINK_CREATE of the 63rd
  * program, bpf_mprog_max()), after which a 64th must fail with ERANGE as
  * in mainline (kernel/bpf/mprog.c, bpf_mprog_attach()), and RTM_NEWQDISC
- * of a clsact qdisc on a netkit device (clsact_init() allocates the
- * tcx entries that tcx programs share with it); with -T (a kernel that
+ * of a clsact and of an ingress qdisc on a netkit device (clsact_init()
+ * and ingress_init() allocate the tcx entries that tcx programs share
+ * with them); with -T (a kernel that
  * carries tcx) also BPF_PROG_ATTACH and BPF_LINK_CREATE of tcx programs
  * on a netkit device (the tcx-* entry points, run only when named or
  * with -T).
@@ -726,13 +727,15 @@ static int change_fini(int arg)
 }
 
 /*
- * RTM_NEWQDISC of a clsact qdisc on nkfi8 (up): clsact_init() allocates
- * the device's tcx entries (tcx/) and the qdisc's blocks. Whether the
- * qdisc is there is asked by deleting it: a failed call must leave none,
- * a successful one must have added it (and teardown finds it gone).
+ * RTM_NEWQDISC of a clsact (arg 0) or an ingress (arg 1) qdisc on nkfi8
+ * (up): clsact_init() and ingress_init() allocate the device's tcx
+ * entries (tcx/) and the qdisc's blocks. Whether the qdisc is there is
+ * asked by deleting it: a failed call must leave none, a successful one
+ * must have added it (and teardown finds it gone).
  */
-static int clsact_call_n(int add, int fault_n, struct outcome *o)
+static int clsact_call_n(int arg, int add, int fault_n, struct outcome *o)
 {
+	const char *kind = arg ? "ingress" : "clsact";
 	struct nk_msg m;
 	struct tcmsg *t;
 
@@ -742,8 +745,8 @@ static int clsact_call_n(int add, int fault_n, struct outcome *o)
 	t->tcm_ifindex = ifindex_of("nkfi8");
 	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
 	t->tcm_parent = TC_H_CLSACT;
-	nk_put_str(&m, TCA_KIND, "clsact");
-	return nl_outcome(&m, fault_n, o, "RTM_%sQDISC clsact", add ? "NEW" : "DEL");
+	nk_put_str(&m, TCA_KIND, kind);
+	return nl_outcome(&m, fault_n, o, "RTM_%sQDISC %s", add ? "NEW" : "DEL", kind);
 }
 
 static int clsact_setup(int arg)
@@ -756,25 +759,23 @@ static int clsact_setup(int arg)
 
 static void clsact_call(int arg, int n, struct outcome *o)
 {
-	(void)arg;
-	clsact_call_n(1, n, o);
+	clsact_call_n(arg, 1, n, o);
 }
 
 static int clsact_unchanged(int arg)
 {
 	struct outcome o;
 
-	(void)arg;
-	if (clsact_call_n(0, 0, &o))
-		return whyf("a clsact qdisc is on nkfi8 after the failed call");
+	if (clsact_call_n(arg, 0, 0, &o))
+		return whyf("a%s qdisc is on nkfi8 after the failed call",
+			    arg ? "n ingress" : " clsact");
 	return devices_unchanged();
 }
 
 static int clsact_done(int arg)
 {
-	(void)arg;
-	if (!clsact_call_n(0, 0, NULL))
-		return whyf("no clsact qdisc on nkfi8 after the call");
+	if (!clsact_call_n(arg, 0, 0, NULL))
+		return whyf("no %s qdisc on nkfi8 after the call", arg ? "ingress" : "clsact");
 	return devices_unchanged();
 }
 
@@ -1301,6 +1302,9 @@ static const struct ep eps[] = {
 	{ "mprog-max-link", "BPF_LINK_CREATE of link 63 of 63 (bpf_mprog full)", 1,
 	  mp_init, mp_setup, mp_call, mp_unchanged, mp_done, mp_teardown, mp_fini },
 	{ "clsact-add", "RTM_NEWQDISC of a clsact qdisc on a netkit device (up)", 0,
+	  NULL, clsact_setup, clsact_call, clsact_unchanged, clsact_done,
+	  NULL, clsact_fini },
+	{ "ingress-add", "RTM_NEWQDISC of an ingress qdisc on a netkit device (up)", 1,
 	  NULL, clsact_setup, clsact_call, clsact_unchanged, clsact_done,
 	  NULL, clsact_fini },
 	{ "tcx-prog-attach", "BPF_PROG_ATTACH BPF_TCX_INGRESS on a netkit device", AT_TCX_INGRESS,

@@ -1,7 +1,7 @@
 #!/bin/sh
 # area: netkit tcx
 # order: 40
-# smoke: only changelink, the eight single-call BPF entry points and clsact (not RTM_NEWLINK, RTM_DELLINK, bpf_mprog full)
+# smoke: only changelink, the eight single-call BPF entry points, clsact and ingress (not RTM_NEWLINK, RTM_DELLINK, bpf_mprog full)
 # netkit_faultinject: fail every allocation of netkit's kernel entry
 # points in turn, through the thread's fail-nth, and check that a failed
 # call returns ENOMEM/ENOBUFS and leaves nothing behind (no device, no
@@ -10,8 +10,9 @@
 # the policies, RTM_DELLINK, BPF_PROG_ATTACH/DETACH/QUERY and
 # BPF_LINK_CREATE/UPDATE/DETACH on netkit devices, and the attachment that
 # fills bpf_mprog (then one more must fail with ERANGE, as in mainline),
-# RTM_NEWQDISC of a clsact qdisc on a netkit device (whose tcx entries
-# clsact_init() allocates: the test is of the tcx area too), and where
+# RTM_NEWQDISC of a clsact and of an ingress qdisc on a netkit device
+# (whose tcx entries clsact_init() and ingress_init() allocate: the test
+# is of the tcx area too), and where
 # the kernel carries tcx, a tcx program's attach and link on a netkit
 # device.
 # netkit-faultinject does the calls and checks and lists the allocation sites
@@ -83,7 +84,7 @@ else
 fi
 eps='' which="every entry point"
 if [ -n "$smoke" ]; then
-	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach clsact-add$tcx_eps"
+	eps="changelink prog-attach-primary prog-attach-peer prog-query prog-detach link-create-primary link-create-peer link-update link-detach clsact-add ingress-add$tcx_eps"
 	which="the entry points of the smoke form"
 	echo "# smoke form: $eps"
 fi
