@@ -36,7 +36,12 @@
 #   APPEND         the kernel command line before CMDLINE (default: the
 #                  busybox guests' console=ttyS0 panic=-1 oops=panic
 #                  rdinit=/init; another ARCH's console, and its result
-#                  port as netkit.report=, which qemu/init reads)
+#                  port as netkit.report=, which qemu/init reads; and for
+#                  the guests that judge (tests, regress, mutate)
+#                  init_on_free=1: freed memory is zeroed, so that a
+#                  program or bpf_mprog entry used after its free runs as
+#                  none, which a test sees, instead of on from stale
+#                  memory; not the bench's, whose cost it would change)
 #   GUEST_ROOT     what goes into the guest besides the initramfs, as a
 #                  cpio archive appended to it: "selection" (default: the
 #                  run's selection record, plus the files of GUEST_EXTRA,
@@ -93,7 +98,11 @@ VERDICT=${VERDICT:-tests}
 VERDICT_ARGS=${VERDICT_ARGS:-}
 report=
 [ "$ARCH_REPORT" = /dev/ttyS1 ] || report=" netkit.report=$ARCH_REPORT"
-APPEND=${APPEND:-console=$ARCH_CONSOLE panic=-1 oops=panic rdinit=/init$report}
+zero=
+case $VERDICT in
+tests | regress | mutate) zero=" init_on_free=1" ;;
+esac
+APPEND=${APPEND:-console=$ARCH_CONSOLE panic=-1 oops=panic rdinit=/init$report$zero}
 GUEST_ROOT=${GUEST_ROOT:-selection}
 BOOT_MARK=${BOOT_MARK:-^netkit-6.1 guest:}
 BOOT_MARK_IN=${BOOT_MARK_IN:-console}
