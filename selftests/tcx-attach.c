@@ -5,10 +5,12 @@
  *
  *   tcx-attach DEV ingress|egress pass|drop link PINPATH
  *   tcx-attach DEV ingress|egress pass|drop prog
- *   tcx-attach IFINDEX ingress|egress detach
+ *   tcx-attach IFINDEX ingress|egress detach|detach-first
  *   tcx-attach IFINDEX ingress|egress query
  *   tcx-attach fdinfo PINPATH
  *   tcx-attach DEV clsact-root
+ *   tcx-attach DEV class MINOR
+ *   tcx-attach DEV cycles clsact|link|prog N
  *   tcx-attach replace PINPATH
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
@@ -16,11 +18,22 @@
  * which needs no pin. The program, named tcx_pass or tcx_drop, returns
  * TCX_NEXT or TCX_DROP. "detach" detaches the hook's last program
  * (BPF_PROG_DETACH without a program) from the device of that ifindex,
- * which may be gone; "query" prints how many programs BPF_PROG_QUERY
+ * which may be gone, "detach-first" its first (the same with
+ * BPF_F_BEFORE); "query" prints how many programs BPF_PROG_QUERY
  * finds on the hook of that ifindex. "fdinfo" prints what /proc/self/fdinfo shows for
  * the link pinned at PINPATH (its device and attach type). "clsact-root"
  * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
- * that request itself) and prints the kernel's answer. "replace" updates
+ * that request itself) and prints the kernel's answer. "class" asks
+ * with RTM_GETTCLASS for the class ffff:MINOR (hex) of DEV's ingress or
+ * clsact qdisc and prints whether the kernel found it. "cycles" makes
+ * and undoes, N times, what creates and frees a hook's tcx entry: a
+ * clsact qdisc added and deleted (both hooks' entries), a tcx link made
+ * at ingress and closed, or a program attached at egress and detached
+ * (DEV must have no tcx program, no qdisc of its own); after N / 5 cycles
+ * unmeasured (the caches' one-time growth), it prints the slab cache
+ * whose objects in use (/proc/slabinfo) grew most over the N, and by how
+ * many: the least of that over 2 to 11 s after the last cycle (RCU's
+ * deferred frees come down meanwhile, a leak stays). "replace" updates
  * the link pinned at PINPATH to a new pass program (tcx_repl) with
  * BPF_F_REPLACE twice, printing each answer: first naming as the old
  * program one that is not the link's (the new one), then the link's
@@ -34,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/bpf.h>
 #include <linux/pkt_sched.h>
 
@@ -49,10 +63,13 @@ static int usage(const char *argv0)
 {
 	fprintf(stderr, "usage: %s DEV ingress|egress pass|drop link PINPATH\n"
 		"       %s DEV ingress|egress pass|drop prog\n"
-		"       %s IFINDEX ingress|egress detach|query\n"
+		"       %s IFINDEX ingress|egress detach|detach-first|query\n"
 		"       %s fdinfo PINPATH\n"
 		"       %s DEV clsact-root\n"
-		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0);
+		"       %s DEV class MINOR\n"
+		"       %s DEV cycles clsact|link|prog N\n"
+		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
+		argv0);
 	return 2;
 }
 
@@ -80,6 +97,161 @@ static int replace(const char *pin)
 	return 0;
 }
 
+/* "class": RTM_GETTCLASS of ffff:minor at ifindex */
+static int class_get(int ifindex, unsigned int minor)
+{
+	char reply[1024], ext[256];
+	struct nk_msg m;
+	struct tcmsg *t;
+	int err;
+
+	/* the class comes back only to a request that asks for an echo */
+	t = nk_msg_init(&m, RTM_GETTCLASS, NLM_F_ACK | NLM_F_ECHO, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, minor);
+	err = nk_nl_request(NULL, &m, ext, sizeof(ext), reply, sizeof(reply));
+	if (!err && ((struct nlmsghdr *)reply)->nlmsg_type != RTM_NEWTCLASS)
+		err = -EPROTO;
+	printf("class ffff:%x: %s%s%s\n", minor, err ? strerror(-err) : "found",
+	       *ext ? ": " : "", ext);
+	return !!err;
+}
+
+/* The slab caches' objects in use (/proc/slabinfo's active_objs). */
+#define MAX_CACHES 512
+struct slabs {
+	int n;
+	char name[MAX_CACHES][64];
+	long active[MAX_CACHES];
+};
+
+static int slabinfo(struct slabs *sl)
+{
+	FILE *f = fopen("/proc/slabinfo", "r");
+	char line[512];
+
+	sl->n = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && sl->n < MAX_CACHES)
+		if (line[0] != '#' && strncmp(line, "slabinfo", 8) &&
+		    sscanf(line, "%63s %ld", sl->name[sl->n], &sl->active[sl->n]) == 2)
+			sl->n++;
+	fclose(f);
+	return sl->n ? 0 : -ENODATA;
+}
+
+/* The cache whose objects in use grew most from a to b, and by how many. */
+static long max_growth(const struct slabs *a, const struct slabs *b, const char **name)
+{
+	long best = 0;
+	int i, j;
+
+	*name = "-";
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i])) {
+				if (b->active[i] - a->active[j] > best) {
+					best = b->active[i] - a->active[j];
+					*name = b->name[i];
+				}
+				break;
+			}
+	return best;
+}
+
+/*
+ * One cycle of "cycles": a clsact qdisc added and deleted; a tcx link
+ * made at ingress and closed; or prog attached at egress and detached.
+ * 0 or -errno (ext: the extack).
+ */
+static int cycle(const char *kind, struct nk_nl *nl, int ifindex, int prog, char *ext,
+		 size_t extsz)
+{
+	int err, link;
+
+	*ext = 0;
+	if (!strcmp(kind, "clsact")) {
+		err = nk_clsact(nl, ifindex, TC_H_CLSACT, 1, ext, extsz);
+		return err ? err : nk_clsact(nl, ifindex, TC_H_CLSACT, 0, ext, extsz);
+	}
+	if (!strcmp(kind, "link")) {
+		link = nk_link_create(ifindex, BPF_TCX_INGRESS, prog, 0, 0, 0);
+		if (link < 0)
+			return link;
+		close(link);
+		return 0;
+	}
+	err = nk_prog_attach(ifindex, BPF_TCX_EGRESS, prog, 0, 0, 0, 0);
+	return err ? err : nk_prog_detach(ifindex, BPF_TCX_EGRESS, prog, 0, 0, 0);
+}
+
+/* "cycles": n cycles of kind on ifindex, after n / 5 unmeasured */
+static int cycles(int ifindex, const char *kind, int n)
+{
+	static struct slabs before, after;
+	int i, err, prog = -1;
+	const char *name = "-";
+	long grew;
+	struct nk_nl nl;
+	char ext[256];
+
+	if (strcmp(kind, "clsact") && strcmp(kind, "link") && strcmp(kind, "prog")) {
+		fprintf(stderr, "tcx-attach: cycles of clsact, link or prog, not %s\n", kind);
+		return 2;
+	}
+	err = nk_nl_open(&nl, 0);
+	if (err) {
+		errno = -err;
+		die("netlink");
+	}
+	if (strcmp(kind, "clsact")) {
+		prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, strcmp(kind, "link") ?
+				    BPF_TCX_EGRESS : BPF_TCX_INGRESS, TCX_NEXT, "tcx_pass");
+		if (prog < 0) {
+			errno = -prog;
+			die("BPF_PROG_LOAD");
+		}
+	}
+	for (i = -n / 5; i < n; i++) {
+		if (!i) {
+			sleep(2);
+			err = slabinfo(&before);
+			if (err) {
+				errno = -err;
+				die("/proc/slabinfo");
+			}
+		}
+		err = cycle(kind, &nl, ifindex, prog, ext, sizeof(ext));
+		if (err) {
+			printf("%s cycle %d: %s%s%s\n", kind, i, strerror(-err), *ext ? ": " : "", ext);
+			return 1;
+		}
+	}
+	/* what RCU still has to free goes down; a leak stays */
+	for (i = 0, grew = -1; i < 10 && grew; i++) {
+		const char *nm;
+		long g;
+
+		sleep(i ? 1 : 2);
+		err = slabinfo(&after);
+		if (err) {
+			errno = -err;
+			die("/proc/slabinfo");
+		}
+		g = max_growth(&before, &after, &nm);
+		if (grew < 0 || g < grew) {
+			grew = g;
+			name = nm;
+		}
+	}
+	printf("%s cycles=%d grew_most=%s grew_by=%ld\n", kind, n, name, grew);
+	if (prog >= 0)
+		close(prog);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int ifindex, type, drop;
@@ -92,6 +264,18 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[1], "replace"))
 		return replace(argv[2]);
+	if (argc == 5 && !strcmp(argv[2], "cycles")) {
+		ifindex = if_nametoindex(argv[1]);
+		if (!ifindex)
+			die(argv[1]);
+		return cycles(ifindex, argv[3], atoi(argv[4]));
+	}
+	if (argc == 4 && !strcmp(argv[2], "class")) {
+		ifindex = if_nametoindex(argv[1]);
+		if (!ifindex)
+			die(argv[1]);
+		return class_get(ifindex, strtoul(argv[3], NULL, 16));
+	}
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;
@@ -104,7 +288,8 @@ int main(int argc, char **argv)
 		       *ext ? ": " : "", ext);
 		return !!err;
 	}
-	if (argc == 4 && (!strcmp(argv[3], "detach") || !strcmp(argv[3], "query")) &&
+	if (argc == 4 && (!strcmp(argv[3], "detach") || !strcmp(argv[3], "detach-first") ||
+			  !strcmp(argv[3], "query")) &&
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress"))) {
 		__u32 count = 0;
 		int err;
@@ -119,7 +304,8 @@ int main(int argc, char **argv)
 			printf("%u programs\n", count);
 			return 0;
 		}
-		if (nk_prog_detach(atoi(argv[1]), type, 0, 0, 0, 0))
+		if (nk_prog_detach(atoi(argv[1]), type, 0,
+				   strcmp(argv[3], "detach") ? BPF_F_BEFORE : 0, 0, 0))
 			die("BPF_PROG_DETACH");
 		return 0;
 	}

@@ -12,8 +12,19 @@
 # device gone once it is deleted). Leaks and splats are the debug
 # kernel's verdict (make qemu-test DEBUG=1); here a program that outlives
 # its last reference fails the test. A clsact qdisc asked for anywhere
-# but at its own parent is refused. What a tcx program drops carries the
+# but at its own parent is refused; ingress finds every class id, clsact
+# its two hooks' (RTM_GETTCLASS). What a tcx program drops carries the
 # drop reason of its hook (TC_INGRESS, TC_EGRESS) in the kfree_skb event.
+# While any device has a tcx program (tcx's static key on), a device with
+# clsact and none of its own still runs its tc filters at both hooks
+# (tcx's pass over no program gives TCX_NEXT, then tc), and their drops
+# carry their hook's reason; and again once tcx is off. Of two tcx
+# programs on a hook, the one left when the other is released (a link)
+# or detached (a program) runs on, also after RCU has freed what the
+# release replaced (the test guests zero freed memory: run-qemu.sh).
+# A clsact qdisc added and deleted, a tcx link made and closed, a tcx
+# program attached and detached, 500 times each, leave no memory behind
+# (each frees the tcx entries it made).
 #
 # Runs in the test guest as root; its output is a TAP stream, one numbered
 # "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
@@ -26,6 +37,9 @@ NS=tcxq
 PIN_PASS=/sys/fs/bpf/tcx_qdisc_pass
 PIN_DROP=/sys/fs/bpf/tcx_qdisc_drop
 PIN_EGRESS=/sys/fs/bpf/tcx_qdisc_egress
+PIN_KEY=/sys/fs/bpf/tcx_qdisc_key
+PIN_FIRST=/sys/fs/bpf/tcx_qdisc_first
+PIN_SECOND=/sys/fs/bpf/tcx_qdisc_second
 
 setup() {
 	ip netns add "$NS" &&
@@ -35,8 +49,11 @@ setup() {
 
 cleanup() {
 	ip link del tcq0 2>/dev/null
+	ip link del tcd0 2>/dev/null
+	ip link del tcdx 2>/dev/null
+	ip link del tcdy 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
-	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS"
+	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND"
 }
 
 reaches() { # the peer answers pings (both directions cross tcq0)
@@ -152,8 +169,23 @@ tc_ok "clsact deleted under tcx" qdisc del dev tcq0 clsact
 reaches
 expect "tcx drop still in place after clsact delete" $((!$?))
 tc_ok "ingress qdisc added under tcx" qdisc add dev tcq0 ingress
+# The classes the kernel finds (RTM_GETTCLASS): ingress has none of its
+# own and finds every class id, minor 0 too; clsact finds its two hooks'
+# (ffff:fff2, ffff:fff3) and no other.
+classes() { # QDISC found|ENOENT MINOR...: what RTM_GETTCLASS of each ffff:MINOR gives
+	_q=$1 _w=$2
+	shift 2
+	[ "$_w" = found ] || _w="No such file or directory"
+	for _m in "$@"; do
+		out=$(tcx-attach tcq0 class "$_m")
+		expect_match "$_q: class ffff:$_m: $_w" "^class ffff:$_m: $_w\$" "$out"
+	done
+}
+classes ingress found 0 1 fff1
 tc_ok "ingress qdisc deleted under tcx" qdisc del dev tcq0 ingress
 tc_ok "clsact added again" qdisc add dev tcq0 clsact
+classes clsact found fff2 fff3
+classes clsact ENOENT 0 fff1
 tc_ok "clsact replaced by clsact" qdisc replace dev tcq0 clsact
 # Replacing clsact by ingress is refused (different kind, same handle);
 # that refusal rolls back in mainline's order (a0671125d4f5).
@@ -206,6 +238,98 @@ expect "the egress program is freed with the device, the link's stays ($n left)"
 rm -f "$PIN_PASS"
 n=$(progs_left)
 expect "no tcx program left after the last link reference ($n left)" $((n != 0))
+
+# ---- tc filters beside tcx -------------------------------------------
+# A fresh veth pair with clsact on tcd0 and no tcx program there; a tcx
+# link on a dummy device turns tcx on for every device. A tc filter that
+# drops (matchall, act_bpf returning TC_ACT_SHOT) at each of tcd0's hooks
+# in turn, first with tcx on, then with it off again.
+reach_d() { # the peer answers pings through tcd0
+	ping -c 2 -W 1 10.96.0.2 >/dev/null 2>&1
+}
+ip link add tcd0 type veth peer name tcd1 && pair_to_netns "$NS" tcd0 tcd1 10.96.0 &&
+	ip link add tcdx type dummy && tcx-attach tcdx ingress pass link "$PIN_KEY"
+expect "a veth pair tcd0/tcd1 into $NS, and a tcx link on a dummy device" $?
+idx_d=$(cat /sys/class/net/tcd0/ifindex)
+
+# At each hook in turn, a pass program, then a drop program after it;
+# the first one goes (ingress: its link's pin removed; egress: a detach
+# with BPF_F_BEFORE), and the drop must go on dropping.
+for hook in ingress egress; do
+	if [ "$hook" = ingress ]; then
+		how="link"
+		tcx-attach tcd0 ingress pass link "$PIN_FIRST" &&
+			tcx-attach tcd0 ingress drop link "$PIN_SECOND"
+	else
+		how="program"
+		tcx-attach tcd0 egress pass prog && tcx-attach tcd0 egress drop prog
+	fi
+	expect "$hook: a tcx pass $how, then a drop $how after it" $?
+	reach_d
+	expect "$hook: pass then drop: no ping" $((!$?))
+	if [ "$hook" = ingress ]; then
+		rm -f "$PIN_FIRST"
+	else
+		tcx-attach "$idx_d" egress detach-first
+	fi
+	expect "$hook: the first one released" $?
+	sleep 1
+	out=$(tcx-attach "$idx_d" "$hook" query)
+	expect_match "$hook: one program left" '^1 programs$' "$out"
+	reach_d
+	expect "$hook: the drop program left alone still drops (after RCU had time to free)" $((!$?))
+	if [ "$hook" = ingress ]; then
+		rm -f "$PIN_SECOND"
+	else
+		tcx-attach "$idx_d" egress detach
+	fi
+	expect "$hook: the drop program released too" $?
+	reach_d
+	expect "$hook: ping through tcd0 with no tcx program there" $?
+done
+
+tc_ok "clsact on tcd0, which has no tcx program" qdisc add dev tcd0 clsact
+for tcx in on off; do
+	if [ "$tcx" = off ]; then
+		rm -f "$PIN_KEY" && [ "$(progs_left)" -eq 0 ]
+		expect "tcx off: the dummy device's link released, no tcx program left" $?
+	fi
+	reach_d
+	expect "tcx $tcx: ping through tcd0 with clsact" $?
+	for hook in ingress egress; do
+		reason=$(echo "TC_$hook" | tr '[:lower:]' '[:upper:]')
+		tc_ok "tcx $tcx: a tc filter that drops at tcd0's $hook" \
+			filter add dev tcd0 "$hook" pref 1 matchall action bpf bytecode '1,6 0 0 2'
+		reach_d
+		expect "tcx $tcx: the tc filter at $hook drops" $((!$?))
+		r=$(drop_reasons reach_d)
+		expect_match "tcx $tcx: the tc drop at $hook: drop reason $reason ($r)" "(^| )$reason " "$r"
+		tc_ok "tcx $tcx: the $hook filter deleted" filter del dev tcd0 "$hook" pref 1
+		reach_d
+		expect "tcx $tcx: ping again without the $hook filter" $?
+	done
+done
+
+# ---- tcx entries freed ------------------------------------------------
+# What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
+# device that has nothing else: a clsact qdisc added and deleted (both
+# hooks' entries), a tcx link made at ingress and closed (its release
+# frees the entry), a program attached at egress and detached. After 100
+# unmeasured cycles, 500 more: an entry left behind by each would leave
+# 500 more objects in use in its slab cache (1000 for clsact's two); the
+# check allows no cache half of that (/proc/slabinfo, the cache that grew
+# most; the partly free slabs a CPU holds count as in use).
+cycles=500
+ip link add tcdy type dummy
+expect "a dummy device for the cycles" $?
+for kind in clsact link prog; do
+	out=$(tcx-attach tcdy cycles "$kind" "$cycles")
+	expect "tcx-attach tcdy cycles $kind ran ($out)" $?
+	grew=$(printf '%s\n' "$out" | sed -n 's/.* grew_by=\([0-9]*\)$/\1/p')
+	most=$(printf '%s\n' "$out" | sed -n 's/.* grew_most=\([^ ]*\) .*/\1/p')
+	[ -n "$grew" ] && [ "$grew" -lt $((cycles / 2)) ]
+	expect "$cycles $kind cycles: no slab cache has $((cycles / 2)) more objects in use (most: ${most:-?} +${grew:-?})" $?
+done
 
 cleanup
 tap_finish
