@@ -25,6 +25,8 @@
 #    transmit time kept, both ends scrubbing by default); across
 #    namespaces the transmit time is cleared whatever the scrubbing, the
 #    mark and priority where the transmitting end scrubs;
+#  - what each end is set up with: the MTU range, the TSO limit, no
+#    qdisc and the offload features, MTU and GSO size at their limits;
 #  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made;
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
 #    then need the larger of what the bridge asks for that end and what
@@ -148,6 +150,35 @@ for seq in '+nkc1 +nkc0 -nkc1 -nkc0' '+nkc1 +nkc0 -nkc0 -nkc1' \
 	for s in $seq; do
 		step "$s"
 	done
+done
+
+# ---- what each end is set up with ------------------------------------
+# netkit_setup(): the MTU range (68 to ETH_MAX_MTU, 65535), GSO_MAX_SIZE
+# as the TSO limit (8 x 65535), no qdisc (IFF_NO_QUEUE) and mainline's
+# offload features (ethtool -k), at both ends; an MTU and a GSO size at
+# the limits are taken, one past them refused.
+for e in nkc1 nkc0; do
+	d=$(ip -d link show dev "$e")
+	expect_match "$e: minmtu 68, maxmtu 65535" ' minmtu 68 maxmtu 65535( |$)' "$d"
+	expect_match "$e: tso_max_size 524280, tso_max_segs 65535" \
+		' tso_max_size 524280 tso_max_segs 65535( |$)' "$d"
+	expect_match "$e: no qdisc" ' qdisc noqueue ' "$d"
+	ip link set dev "$e" mtu 65535 && ! ip link set dev "$e" mtu 65536 2>/dev/null &&
+		ip link set dev "$e" mtu 1500
+	expect "$e: MTU 65535 taken, 65536 refused" $?
+	ip link set dev "$e" gso_max_size 524280 &&
+		! ip link set dev "$e" gso_max_size 524281 2>/dev/null &&
+		ip link set dev "$e" gso_max_size 65536
+	expect "$e: gso_max_size 524280 taken, 524281 refused" $?
+	f=$(ethtool -k "$e")
+	for feat in 'tx-scatter-gather' 'tx-scatter-gather-fraglist' 'tx-checksum-ip-generic' \
+		'rx-checksumming' 'tx-checksum-sctp' 'highdma' 'tx-tcp-segmentation' \
+		'tx-tcp6-segmentation' 'tx-udp-segmentation' 'tx-gre-segmentation' \
+		'tx-udp_tnl-segmentation' 'rx-vlan-offload' 'tx-vlan-offload' \
+		'rx-vlan-stag-hw-parse' 'tx-vlan-stag-hw-insert'; do
+		expect_match "$e: ethtool -k $feat on" "^[[:space:]]*$feat: on" "$f"
+	done
+	expect_match "$e: ethtool -k tx-lockless on, fixed" '^[[:space:]]*tx-lockless: on \[fixed\]' "$f"
 done
 
 # ---- the peer down ---------------------------------------------------
