@@ -594,6 +594,20 @@ static const struct bpf_case bpf_cases[] = {
 	/* BPF_PROG_QUERY: P and Q attached */
 	{ "query: count 1 for 2 programs fills count and 1 id", -ENOSPC, { QCNT, 0, 0, 0, 1 } },
 	{ "query: count 0 returns the count only", 0, { QCNT } },
+	/* a replacement that names its neighbour: the old one must sit right there */
+	{ "attach: Z appended after P and Q (valid)", 0, { ATT, O_Z } },
+	{ "attach: R for Q, BPF_F_REPLACE|BPF_F_BEFORE Z (Q is right before Z: valid)", 0,
+	  { ATT, O_R, BPF_F_REPLACE | BPF_F_BEFORE, O_Z, O_Q } },
+	{ "attach: Q for R, BPF_F_REPLACE|BPF_F_AFTER P (R is right after P: valid)", 0,
+	  { ATT, O_Q, BPF_F_REPLACE | BPF_F_AFTER, O_P, O_R } },
+	{ "attach: R for Q, BPF_F_REPLACE|BPF_F_BEFORE P (Q is not before P)", -ERANGE,
+	  { ATT, O_R, BPF_F_REPLACE | BPF_F_BEFORE, O_P, O_Q } },
+	{ "attach: R for Q, BPF_F_REPLACE|BPF_F_AFTER Z (Q is not after Z)", -ERANGE,
+	  { ATT, O_R, BPF_F_REPLACE | BPF_F_AFTER, O_Z, O_Q } },
+	{ "attach: R for Z, BPF_F_REPLACE|BPF_F_BEFORE P (Z is not before P)", -ERANGE,
+	  { ATT, O_R, BPF_F_REPLACE | BPF_F_BEFORE, O_P, O_Z } },
+	{ "detach: Z (valid)", 0, { DET, O_Z } },
+	{ "query: P and Q again, P first (room for 1)", -ENOSPC, { QCNT, 0, 0, 0, 1 } },
 	{ "detach: Q with the current revision (valid)", 0, { DET, O_Q, 0, 0, 0, REV(0) } },
 
 	{ "query: BPF_F_QUERY_EFFECTIVE", -EINVAL, { QRY, 0, BPF_F_QUERY_EFFECTIVE } },
