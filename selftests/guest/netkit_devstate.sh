@@ -27,6 +27,7 @@
 #    mark and priority where the transmitting end scrubs;
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits;
+#    its name's assign type (given: user; left to the kernel: enum);
 #  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made;
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
 #    then need the larger of what the bridge asks for that end and what
@@ -55,7 +56,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nks1 nkh1 nkg1 nkj1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -180,6 +181,21 @@ for e in nkc1 nkc0; do
 	done
 	expect_match "$e: ethtool -k tx-lockless on, fixed" '^[[:space:]]*tx-lockless: on \[fixed\]' "$f"
 done
+
+# Names: given in the request, both ends' name_assign_type is
+# NET_NAME_USER (3); a peer left for the kernel to name (nk%d) has
+# NET_NAME_ENUM (1).
+netkit-pair nku1 - l3 pass pass
+expect "a pair whose peer the kernel names (nku1)" $?
+pn=$(ip -o link show | sed -n "s/^$(cat /sys/class/net/nku1/iflink): \([^:@]*\)[:@].*/\1/p")
+for e in "nkc1 3" "nkc0 3" "nku1 3" "${pn:-?} 1"; do
+	# shellcheck disable=SC2086 # the words of e, split on purpose
+	set -- $e
+	t=$(cat "/sys/class/net/$1/name_assign_type" 2>/dev/null)
+	[ "$t" = "$2" ]
+	expect "$1: name_assign_type $2 (got ${t:-none})" $?
+done
+ip link del nku1
 
 # ---- the peer down ---------------------------------------------------
 # nkx1 and nkx0 up, the peer with an address and IPv6, so that its
