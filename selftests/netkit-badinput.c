@@ -583,6 +583,15 @@ static const struct bpf_case bpf_cases[] = {
 	  { DET, 0, BPF_F_BEFORE | BPF_F_LINK, O_XL } },
 	{ "detach: P BPF_F_AFTER, relative_fd a socket filter", -EINVAL,
 	  { DET, O_P, BPF_F_AFTER, O_S } },
+	/* a relative of the right type that is not attached */
+	{ "detach: BPF_F_BEFORE, relative_fd a program not attached", -ENOENT,
+	  { DET, 0, BPF_F_BEFORE, O_Q } },
+	{ "detach: BPF_F_AFTER, relative_fd a program not attached", -ENOENT,
+	  { DET, 0, BPF_F_AFTER, O_Q } },
+	{ "detach: P BPF_F_BEFORE, relative_fd a program not attached", -ENOENT,
+	  { DET, O_P, BPF_F_BEFORE, O_Q } },
+	{ "detach: P BPF_F_AFTER, relative_fd a program not attached", -ENOENT,
+	  { DET, O_P, BPF_F_AFTER, O_Q } },
 	{ "query: P alone after the refused relatives", 0, { QONE } },
 
 	/* revisions */
