@@ -18,7 +18,9 @@
 # While any device has a tcx program (tcx's static key on), a device with
 # clsact and none of its own still runs its tc filters at both hooks
 # (tcx's pass over no program gives TCX_NEXT, then tc), and their drops
-# carry their hook's reason; and again once tcx is off. Of two tcx
+# carry their hook's reason; and again once tcx is off. Shared filter
+# blocks (ingress_block, egress_block) stay with the hook they were given
+# to, in the dump and in what their filters drop. Of two tcx
 # programs on a hook, the one left when the other is released (a link)
 # or detached (a program) runs on, also after RCU has freed what the
 # release replaced (the test guests zero freed memory: run-qemu.sh).
@@ -309,6 +311,51 @@ for tcx in on off; do
 		expect "tcx $tcx: ping again without the $hook filter" $?
 	done
 done
+
+# ---- shared filter blocks ---------------------------------------------
+# clsact and ingress take shared filter blocks by index (ingress_block,
+# egress_block): each hook keeps the index it was given, the dump gives
+# it back (none for a hook given none), and a filter added to the block
+# acts at that hook only.
+tc_ok "tcd0's clsact deleted" qdisc del dev tcd0 clsact
+qshow() { # the qdisc line of tcd0's ffff: qdisc, as tc shows it
+	tc qdisc show dev tcd0 parent ffff:fff1 | head -n 1
+}
+block_drops() { # BLOCK REASON WHAT: a drop filter in BLOCK drops, with REASON
+	tc_ok "$3: a drop filter in block $1" \
+		filter add block "$1" pref 1 matchall action bpf bytecode '1,6 0 0 2'
+	r=$(drop_reasons reach_d)
+	expect_match "$3: block $1's filter drops: drop reason $2 ($r)" "(^| )$2 " "$r"
+	tc_ok "$3: block $1's filter deleted" filter del block "$1" pref 1
+	reach_d
+	expect "$3: ping again without block $1's filter" $?
+}
+tc_ok "clsact with ingress block 21 and egress block 22" \
+	qdisc add dev tcd0 ingress_block 21 egress_block 22 clsact
+out=$(qshow)
+expect_match "clsact dump: ingress_block 21 egress_block 22 ($out)" \
+	' ingress_block 21 egress_block 22( |$)' "$out"
+block_drops 21 TC_INGRESS "clsact"
+block_drops 22 TC_EGRESS "clsact"
+tc_ok "clsact with the blocks deleted" qdisc del dev tcd0 clsact
+tc_ok "clsact with an egress block (23) only" qdisc add dev tcd0 egress_block 23 clsact
+out=$(qshow)
+expect_match "clsact dump: egress_block 23, no ingress block ($out)" \
+	'^qdisc clsact ffff: parent ffff:fff1 egress_block 23( |$)' "$out"
+block_drops 23 TC_EGRESS "clsact, egress block only"
+tc_ok "clsact with the egress block deleted" qdisc del dev tcd0 clsact
+tc_ok "clsact with an ingress block (24) only" qdisc add dev tcd0 ingress_block 24 clsact
+out=$(qshow)
+expect_match "clsact dump: ingress_block 24, no egress block ($out)" \
+	'^qdisc clsact ffff: parent ffff:fff1 ingress_block 24 ?$' "$out"
+block_drops 24 TC_INGRESS "clsact, ingress block only"
+tc_ok "clsact with the ingress block deleted" qdisc del dev tcd0 clsact
+tc_ok "ingress with ingress block 25" qdisc add dev tcd0 ingress_block 25 ingress
+out=$(qshow)
+expect_match "ingress dump: ingress_block 25 ($out)" \
+	'^qdisc ingress ffff: parent ffff:fff1 ingress_block 25( |$)' "$out"
+block_drops 25 TC_INGRESS "ingress"
+tc_ok "ingress with its block deleted" qdisc del dev tcd0 ingress
 
 # ---- tcx entries freed ------------------------------------------------
 # What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
