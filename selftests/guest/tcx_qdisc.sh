@@ -20,7 +20,9 @@
 # (tcx's pass over no program gives TCX_NEXT, then tc), and their drops
 # carry their hook's reason; and again once tcx is off. Shared filter
 # blocks (ingress_block, egress_block) stay with the hook they were given
-# to, in the dump and in what their filters drop. Of two tcx
+# to, in the dump and in what their filters drop. A packet socket on a
+# device sees each frame it receives once, before the tcx ingress hook,
+# also the ones a tcx program drops. Of two tcx
 # programs on a hook, the one left when the other is released (a link)
 # or detached (a program) runs on, also after RCU has freed what the
 # release replaced (the test guests zero freed memory: run-qemu.sh).
@@ -289,6 +291,37 @@ for hook in ingress egress; do
 	reach_d
 	expect "$hook: ping through tcd0 with no tcx program there" $?
 done
+
+# A packet socket on tcd0 (as tcpdump; netkit-tap counts the IPv4
+# frames tcd0 receives) sees each echo reply once with a tcx program at
+# tcd0's ingress: the receive path hands it over before the tcx hook.
+# So it sees them too when tcx then drops them.
+tap_count() { # COMMAND...: the IPv4 frames tcd0 received while COMMAND ran
+	rm -f /tmp/tcx_qdisc.tap.err
+	netkit-tap tcd0 3 >/tmp/tcx_qdisc.tap 2>/tmp/tcx_qdisc.tap.err &
+	_tap=$!
+	_i=0
+	while ! grep -qx ready /tmp/tcx_qdisc.tap.err 2>/dev/null && [ "$_i" -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	"$@" >/dev/null 2>&1
+	wait "$_tap" && cat /tmp/tcx_qdisc.tap
+}
+reach_d
+tcx-attach tcd0 ingress pass link "$PIN_FIRST"
+expect "tap: a tcx pass link at tcd0's ingress" $?
+n=$(tap_count ping -c 2 -i 0.2 -W 1 10.96.0.2)
+[ "$n" = 2 ]
+expect "tap: two echo replies through a tcx pass program, each seen once ($n)" $?
+tcx-attach tcd0 ingress drop link "$PIN_SECOND"
+expect "tap: a tcx drop link after it" $?
+n=$(tap_count ping -c 2 -i 0.2 -W 1 10.96.0.2)
+[ "$n" = 2 ]
+expect "tap: two echo replies the tcx program drops, each seen once ($n)" $?
+rm -f "$PIN_FIRST" "$PIN_SECOND" /tmp/tcx_qdisc.tap /tmp/tcx_qdisc.tap.err
+reach_d
+expect "tap: ping again once both links are released" $?
 
 tc_ok "clsact on tcd0, which has no tcx program" qdisc add dev tcd0 clsact
 for tcx in on off; do
