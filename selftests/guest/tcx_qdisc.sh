@@ -18,7 +18,8 @@
 # While any device has a tcx program (tcx's static key on), a device with
 # clsact and none of its own still runs its tc filters at both hooks
 # (tcx's pass over no program gives TCX_NEXT, then tc), and their drops
-# carry their hook's reason; and again once tcx is off. Shared filter
+# carry their hook's reason, and their TC_ACT_STOLEN and TC_ACT_TRAP keep
+# the packet without a drop; and again once tcx is off. Shared filter
 # blocks (ingress_block, egress_block) stay with the hook they were given
 # to, in the dump and in what their filters drop. A packet socket on a
 # device sees each frame it receives once, before the tcx ingress hook,
@@ -342,6 +343,21 @@ for tcx in on off; do
 		tc_ok "tcx $tcx: the $hook filter deleted" filter del dev tcd0 "$hook" pref 1
 		reach_d
 		expect "tcx $tcx: ping again without the $hook filter" $?
+		# A filter's own verdicts (cls_bpf in direct-action mode, a
+		# classic program returning TC_ACT_STOLEN 4, TC_ACT_TRAP 8):
+		# the hook keeps the packet and goes no further; no drop.
+		for code in 4:STOLEN 8:TRAP; do
+			tc_ok "tcx $tcx: a tc filter at $hook that says TC_ACT_${code#*:}" \
+				filter add dev tcd0 "$hook" pref 1 bpf da bytecode "1,6 0 0 ${code%%:*}"
+			reach_d
+			expect "tcx $tcx: TC_ACT_${code#*:} at $hook: the packet goes no further" $((!$?))
+			r=$(drop_reasons reach_d)
+			case " $r" in *" $reason "*) false ;; esac
+			expect "tcx $tcx: TC_ACT_${code#*:} at $hook: no drop with reason $reason ($r)" $?
+			tc_ok "tcx $tcx: the TC_ACT_${code#*:} filter deleted" filter del dev tcd0 "$hook" pref 1
+		done
+		reach_d
+		expect "tcx $tcx: ping again without the $hook filters" $?
 	done
 done
 
