@@ -8,8 +8,8 @@
 The project's own small generator (Debian packages no mutation tool for C:
 no Mull, Dextool, universalmutator, mutmut or cosmic-ray). It tokenises a
 C file, finds the function bodies (preprocessor conditionals evaluated
-against the build's .config, CONFIG_X only; other conditions keep every
-branch), splits them into statements and applies the operators below to
+against the build's .config: CONFIG_X terms and && or || chains of them;
+other conditions keep every branch), splits them into statements and applies the operators below to
 each statement, condition, return value and initialiser. A file named
 FILE:added is mutated only in the statements that touch a line the series
 adds (git diff TAG against the tree's HEAD).
@@ -183,14 +183,57 @@ def lex(src, config):
 
 
 def pp_cond(expr, config):
-    """True/False for the conditions we can decide, None otherwise."""
+    """True/False for the conditions we can decide, None otherwise: a
+    CONFIG_X term (defined, IS_ENABLED, IS_BUILTIN, negated or not), or
+    a chain of them joined by && or || (not both), in parentheses or not.
+    A chain with a term we cannot decide is still decided when another
+    term settles it (false for &&, true for ||)."""
     expr = expr.strip()
+    while expr.startswith('(') and expr.endswith(')') and _balanced(expr[1:-1]):
+        expr = expr[1:-1].strip()
+    for op, settles in (('||', True), ('&&', False)):
+        parts = _split_top(expr, op)
+        if len(parts) > 1:
+            if any(_split_top(x, '&&' if op == '||' else '||')[1:] for x in parts):
+                return None     # && and || mixed: not decided
+            vals = [pp_cond(x, config) for x in parts]
+            if settles in vals:
+                return settles
+            return None if None in vals else not settles
     m = re.fullmatch(r'(!?)\s*(?:defined\s*\(?\s*|IS_ENABLED\s*\(\s*|IS_BUILTIN\s*\(\s*)?(CONFIG_\w+)\s*\)?', expr)
     if m:
         val = config.get(m.group(2), 'n')
         on = val in ('y', 'm') if 'IS_BUILTIN' not in expr else val == 'y'
         return (not on) if m.group(1) else on
     return None
+
+
+def _balanced(expr):
+    depth = 0
+    for ch in expr:
+        depth += {'(': 1, ')': -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _split_top(expr, op):
+    """expr split at op outside parentheses."""
+    parts, depth, start, i = [], 0, 0, 0
+    while i < len(expr):
+        ch = expr[i]
+        if ch == '(':
+            depth += 1
+        elif ch == ')':
+            depth -= 1
+        elif depth == 0 and expr.startswith(op, i):
+            parts.append(expr[start:i].strip())
+            start = i + len(op)
+            i += len(op)
+            continue
+        i += 1
+    parts.append(expr[start:].strip())
+    return parts
 
 
 def pp_directive(text, stack, config):

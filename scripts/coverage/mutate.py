@@ -131,13 +131,21 @@ def write_tsv(rows, cols, out=None):
 
 
 def executed(info, path, first, last, func):
+    """Whether a line of first..last ran. Lines gcc gives no record
+    (a case label, a return folded into the code around it) take the
+    function's count, or, for a function inlined everywhere (no function
+    record: the headers' inline functions, __always_inline), the count
+    of the nearest line before them that has a record."""
     for src, s in info.items():
         if not src.endswith('/' + path):
             continue
         counts = [s.lines[i] for i in range(first, last + 1) if i in s.lines]
         if counts:
             return any(c > 0 for c in counts)
-        return s.functions[func] > 0
+        if func in s.functions:
+            return s.functions[func] > 0
+        before = [i for i in s.lines if i < first]
+        return bool(before) and s.lines[max(before)] > 0
     return None
 
 

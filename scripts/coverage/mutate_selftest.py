@@ -270,6 +270,15 @@ def test_sample(tmp):
           st['drivers/net/netkit.c|stmt_delete']['notexec'] == '9' and
           st['drivers/net/netkit.c|stmt_delete']['nobuild'] == '1' and
           all(m['class'] == 'run' for m in s1), str(st['drivers/net/netkit.c|stmt_delete']))
+    # lines without a record: the function's count, or, with no function
+    # record (inlined everywhere), the nearest line before with a record
+    lpath = os.path.join(tmp, 'fallback.info')
+    write(lpath, 'SF:/x/a.c\nFN:1,f\nFNDA:0,f\nDA:1,0\nDA:10,5\nDA:12,0\nDA:20,7\nend_of_record\n')
+    inf = M.lcov.read(lpath)
+    got = [M.executed(inf, 'a.c', 3, 3, 'f'), M.executed(inf, 'a.c', 11, 11, 'inl'),
+           M.executed(inf, 'a.c', 13, 14, 'inl'), M.executed(inf, 'a.c', 10, 12, 'inl')]
+    check('a line without a record: the function\'s count, else the nearest line before',
+          got == [False, True, False, True], str(got))
     d, _ = draw('7', 'debug', '300')
     check('the debug kernel\'s mutants apart, all of them when fewer than --max',
           len(d) == 6 and all(m['operator'] == 'ref_delete' for m in d) and
@@ -478,6 +487,14 @@ def test_generator(tmp):
           '#ifndef NK_MUT_DEFINED' in sch)
     # nobuild: an error in a header, mapped through the macro note
     mg = load_gen(gen)
+    cfg = {'CONFIG_X': 'y', 'CONFIG_M': 'm'}
+    conds = [('defined(CONFIG_X) && defined(CONFIG_M)', True), ('defined(CONFIG_X) && defined(CONFIG_NO)', False),
+             ('(defined(CONFIG_NO) || IS_ENABLED(CONFIG_M))', True), ('defined(CONFIG_NO) && FOO > 1', False),
+             ('defined(CONFIG_X) && FOO > 1', None), ('defined(CONFIG_X) || FOO', True),
+             ('defined(CONFIG_X) && defined(CONFIG_M) || FOO', None), ('!defined(CONFIG_X)', False)]
+    got = [(c, mg.pp_cond(c, cfg)) for c, _ in conds]
+    check('#if: chains of CONFIG_ terms decided by && and ||, the undecidable kept',
+          got == conds, str([g for g, c in zip(got, conds) if g != c]))
     log = ('/t/include/linux/rcupdate.h:10:5: error: invalid type argument\n'
            '/t/include/linux/rcupdate.h:9:1: note: in definition of macro \u2018kfree_rcu\u2019\n'
            '/m/drivers/net/x.c:40:2: note: in expansion of macro \u2018kfree_rcu\u2019\n'
