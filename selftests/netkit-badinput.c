@@ -15,7 +15,8 @@
  * changelink), RTM_SETLINK and RTM_DELLINK with the netkit attributes;
  * bpf(2) rows the six commands below on netkit, with bpf_mprog's flags,
  * relative fds and ids, revisions, targets and the unused attr bytes
- * (CHECK_ATTR). One "ok"/"not ok" line per row; no row may leave a netkit
+ * (CHECK_ATTR), BPF_PROG_DETACH's other program families, and
+ * BPF_LINK_GET_FD_BY_ID with no fd free. One "ok"/"not ok" line per row; no row may leave a netkit
  * device behind, nor the table a program or link. Exit status 1 if a row
  * failed.
  *
@@ -54,6 +55,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -666,6 +668,11 @@ static const struct bpf_case bpf_cases[] = {
 	{ "detach: a socket filter", -EINVAL, { DET, O_S } },
 	{ "detach: flag BPF_F_ALLOW_MULTI", -EINVAL, { DET, O_P, BPF_F_ALLOW_MULTI } },
 	{ "detach: attach type 999", -EINVAL, { DET, O_P, [TYPE] = 999 } },
+	/* the other families of the series' switch get the call, and answer */
+	{ "detach: BPF_LIRC_MODE2, attach_bpf_fd closed", -EBADF,
+	  { DET, 999, [TYPE] = BPF_LIRC_MODE2 } },
+	{ "detach: BPF_FLOW_DISSECTOR, attach_bpf_fd closed", -EBADF,
+	  { DET, 999, [DEV] = O_ZERO, [TYPE] = BPF_FLOW_DISSECTOR } },
 	{ "detach: nothing attached at the peer", -ENOENT, { DET, O_P, [TYPE] = PEER } },
 	{ "detach: target the peer", -EACCES, { DET, O_P, [DEV] = O_PEER } },
 	{ "detach: target lo", -ENXIO, { DET, O_P, [DEV] = 1 } },
@@ -919,6 +926,48 @@ static void table_full(void)
 		close(fds[i]);
 }
 
+/*
+ * BPF_LINK_GET_FD_BY_ID when no fd is free fails with EMFILE and gives
+ * back the reference it took on the link: the link still goes with its
+ * last fd, and its id with it.
+ */
+static void table_link_by_id(void)
+{
+	struct rlimit old, none;
+	union bpf_attr a;
+	int lnk, low, got, i;
+
+	lnk = nk_link_create(O(PRIM), PEER, O(Q), 0, 0, 0);
+	bpf_row("link_create: at the peer, for link_get_fd_by_id (valid)", 0, lnk < 0 ? lnk : 0);
+	if (lnk < 0)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.link_id = nk_link_id(lnk);
+	low = open("/dev/null", O_RDONLY);	/* the lowest free fd */
+	if (low >= 0)
+		close(low);
+	got = getrlimit(RLIMIT_NOFILE, &old) ? -errno : 0;
+	if (!got && low >= 0) {
+		none = old;
+		none.rlim_cur = low;
+		got = setrlimit(RLIMIT_NOFILE, &none) ? -errno : nk_bpf(BPF_LINK_GET_FD_BY_ID, &a);
+		setrlimit(RLIMIT_NOFILE, &old);
+	}
+	if (got >= 0)
+		close(got);
+	bpf_row("link_get_fd_by_id: no fd free", -EMFILE, got < 0 ? got : 0);
+	close(lnk);
+	for (i = 0; i < 100; i++) {
+		got = nk_bpf(BPF_LINK_GET_FD_BY_ID, &a);
+		if (got < 0)
+			break;
+		close(got);
+		usleep(10000);
+	}
+	bpf_row("link_get_fd_by_id: the link's id gone with its last fd", -ENOENT,
+		got < 0 ? got : 0);
+}
+
 static void table_bpf(void)
 {
 	__u32 ids[4], count;
@@ -953,6 +1002,8 @@ static void table_bpf(void)
 
 	/* a full bpf_mprog entry: bpf_mprog_max() programs */
 	table_full();
+
+	table_link_by_id();
 
 	/* undo: P is still attached */
 	bpf_row("detach: P (valid)", 0, nk_prog_detach(O(PRIM), PRIM, O(P), 0, 0, 0));

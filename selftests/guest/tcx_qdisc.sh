@@ -13,7 +13,8 @@
 # kernel's verdict (make qemu-test DEBUG=1); here a program that outlives
 # its last reference fails the test. A clsact qdisc asked for anywhere
 # but at its own parent is refused; ingress finds every class id, clsact
-# its two hooks' (RTM_GETTCLASS). What a tcx program drops carries the
+# its two hooks' (RTM_GETTCLASS), and neither takes a qdisc under a
+# class. What a tcx program drops carries the
 # drop reason of its hook (TC_INGRESS, TC_EGRESS) in the kfree_skb event.
 # While any device has a tcx program (tcx's static key on), a device with
 # clsact and none of its own still runs its tc filters at both hooks
@@ -187,9 +188,18 @@ classes() { # QDISC found|ENOENT MINOR...: what RTM_GETTCLASS of each ffff:MINOR
 	done
 }
 classes ingress found 0 1 fff1
+# A class of either has no leaf to take a qdisc: grafting one under a
+# class they find is refused (EOPNOTSUPP).
+graft_refused() { # QDISC PARENT
+	out=$(tc qdisc add dev tcq0 parent "$2" pfifo 2>&1)
+	expect "$1: a qdisc under class $2 is refused" $((!$?))
+	expect_match "$1: a qdisc under class $2: EOPNOTSUPP ($out)" 'Operation not supported' "$out"
+}
+graft_refused ingress ffff:1
 tc_ok "ingress qdisc deleted under tcx" qdisc del dev tcq0 ingress
 tc_ok "clsact added again" qdisc add dev tcq0 clsact
 classes clsact found fff2 fff3
+graft_refused clsact ffff:fff3
 classes clsact ENOENT 0 fff1
 tc_ok "clsact replaced by clsact" qdisc replace dev tcq0 clsact
 # Replacing clsact by ingress is refused (different kind, same handle);
