@@ -106,6 +106,23 @@ skip() {
 	fi
 }
 
+# start_ready OUT COMMAND [ARG...]: COMMAND in the background, its
+# standard output to OUT and its error to OUT.err; returns once it has
+# said "ready" on its error (a counter whose socket is bound: netkit-tap),
+# or after 5 s. Its pid is in $ready_pid, for wait.
+start_ready() {
+	_out=$1
+	shift
+	rm -f "$_out.err"
+	"$@" >"$_out" 2>"$_out.err" &
+	ready_pid=$!
+	_i=0
+	while ! grep -qx ready "$_out.err" 2>/dev/null && [ "$_i" -lt 50 ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+
 # diag TEXT...: a diagnostic line, "# TEXT".
 diag() {
 	printf '# %s\n' "$*"

@@ -109,16 +109,10 @@ ip netns add "$NS2" &&
 		dev nkpv1 nud permanent &&
 	netkit-attach nkpv0 tc-ingress redirect-peer "$(cat /sys/class/net/nks1/ifindex)"
 expect "a veth from a third namespace, its ingress redirecting to the peer" $?
-ip netns exec "$NS" netkit-tap nks0 4 >/tmp/netkit_stats.tap 2>/tmp/netkit_stats.tap.err &
-tap=$!
-i=0
-while ! grep -qx ready /tmp/netkit_stats.tap.err 2>/dev/null && [ "$i" -lt 50 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+start_ready /tmp/netkit_stats.tap ip netns exec "$NS" netkit-tap nks0 4
 ! ip netns exec "$NS2" ping -c 5 -i 0.2 -W 1 10.99.0.2 >/dev/null 2>&1
 expect "ping from the third namespace gets no reply" $?
-wait "$tap"
+wait "$ready_pid"
 expect "netkit-tap ran on the peer" $?
 expect_ge "peer-redirected: a packet socket on the peer saw them" "$(cat /tmp/netkit_stats.tap)" 5
 rm -f /tmp/netkit_stats.tap /tmp/netkit_stats.tap.err

@@ -313,16 +313,9 @@ done
 # tcd0's ingress: the receive path hands it over before the tcx hook.
 # So it sees them too when tcx then drops them.
 tap_count() { # COMMAND...: the IPv4 frames tcd0 received while COMMAND ran
-	rm -f /tmp/tcx_qdisc.tap.err
-	netkit-tap tcd0 3 >/tmp/tcx_qdisc.tap 2>/tmp/tcx_qdisc.tap.err &
-	_tap=$!
-	_i=0
-	while ! grep -qx ready /tmp/tcx_qdisc.tap.err 2>/dev/null && [ "$_i" -lt 50 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
+	start_ready /tmp/tcx_qdisc.tap netkit-tap tcd0 3
 	"$@" >/dev/null 2>&1
-	wait "$_tap" && cat /tmp/tcx_qdisc.tap
+	wait "$ready_pid" && cat /tmp/tcx_qdisc.tap
 }
 reach_d
 tcx-attach tcd0 ingress pass link "$PIN_FIRST"
@@ -394,32 +387,30 @@ block_drops() { # BLOCK REASON WHAT: a drop filter in BLOCK drops, with REASON
 	reach_d_again
 	expect "$3: ping again without block $1's filter" $?
 }
-tc_ok "clsact with ingress block 21 and egress block 22" \
-	qdisc add dev tcd0 ingress_block 21 egress_block 22 clsact
-out=$(qshow)
-expect_match "clsact dump: ingress_block 21 egress_block 22 ($out)" \
-	' ingress_block 21 egress_block 22( |$)' "$out"
-block_drops 21 TC_INGRESS "clsact"
-block_drops 22 TC_EGRESS "clsact"
-tc_ok "clsact with the blocks deleted" qdisc del dev tcd0 clsact
-tc_ok "clsact with an egress block (23) only" qdisc add dev tcd0 egress_block 23 clsact
-out=$(qshow)
-expect_match "clsact dump: egress_block 23, no ingress block ($out)" \
-	'^qdisc clsact ffff: parent ffff:fff1 egress_block 23( |$)' "$out"
-block_drops 23 TC_EGRESS "clsact, egress block only"
-tc_ok "clsact with the egress block deleted" qdisc del dev tcd0 clsact
-tc_ok "clsact with an ingress block (24) only" qdisc add dev tcd0 ingress_block 24 clsact
-out=$(qshow)
-expect_match "clsact dump: ingress_block 24, no egress block ($out)" \
-	'^qdisc clsact ffff: parent ffff:fff1 ingress_block 24 ?$' "$out"
-block_drops 24 TC_INGRESS "clsact, ingress block only"
-tc_ok "clsact with the ingress block deleted" qdisc del dev tcd0 clsact
-tc_ok "ingress with ingress block 25" qdisc add dev tcd0 ingress_block 25 ingress
-out=$(qshow)
-expect_match "ingress dump: ingress_block 25 ($out)" \
-	'^qdisc ingress ffff: parent ffff:fff1 ingress_block 25( |$)' "$out"
-block_drops 25 TC_INGRESS "ingress"
-tc_ok "ingress with its block deleted" qdisc del dev tcd0 ingress
+# blocks QDISC-ARGS DUMP-REGEX BLOCK:REASON...: tcd0's qdisc added with
+# QDISC-ARGS (its blocks, then its kind), its dump line matched against
+# "qdisc KIND ffff: parent ffff:fff1 " and DUMP-REGEX, a drop filter in
+# each BLOCK checked for REASON, the qdisc deleted again.
+blocks() {
+	_args=$1
+	_kind=${_args##* }
+	_what="$_kind with ${_args% *}"
+	_re="^qdisc $_kind ffff: parent ffff:fff1 $2"
+	shift 2
+	# shellcheck disable=SC2086 # QDISC-ARGS are words for tc
+	tc_ok "$_what" qdisc add dev tcd0 $_args
+	out=$(qshow)
+	expect_match "$_what: the dump ($out)" "$_re" "$out"
+	for _b in "$@"; do
+		block_drops "${_b%%:*}" "${_b#*:}" "$_what"
+	done
+	tc_ok "$_what deleted" qdisc del dev tcd0 "$_kind"
+}
+blocks "ingress_block 21 egress_block 22 clsact" 'ingress_block 21 egress_block 22 ?$' \
+	21:TC_INGRESS 22:TC_EGRESS
+blocks "egress_block 23 clsact" 'egress_block 23 ?$' 23:TC_EGRESS
+blocks "ingress_block 24 clsact" 'ingress_block 24 ?$' 24:TC_INGRESS
+blocks "ingress_block 25 ingress" 'ingress_block 25 (-+ ?)?$' 25:TC_INGRESS
 
 # ---- tcx entries freed ------------------------------------------------
 # What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
