@@ -6,7 +6,9 @@
 # per-CPU traffic counters"), and what the default policy drops is counted
 # as a drop, not as traffic, as is a frame too short to carry an
 # Ethernet header; a packet redirected to the peer with
-# bpf_redirect_peer is received there as one that arrived there.
+# bpf_redirect_peer is received there as one that arrived there, and
+# one sent where no peer can take it (lo, a missing ifindex, a peer that
+# is down) is dropped.
 #
 # Runs in the test guest as root; its output is a TAP stream, one numbered
 # "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
@@ -116,6 +118,31 @@ wait "$ready_pid"
 expect "netkit-tap ran on the peer" $?
 expect_ge "peer-redirected: a packet socket on the peer saw them" "$(cat /tmp/netkit_stats.tap)" 5
 rm -f /tmp/netkit_stats.tap /tmp/netkit_stats.tap.err
+
+# The same veth, its program now redirecting with bpf_redirect_peer to
+# where no peer can take the packet: lo (it has no peer), an ifindex
+# that does not exist, the primary while its peer is down. Each packet
+# is dropped where it arrived; nothing reaches the peer or lo.
+# peer_refused WHAT IFINDEX
+peer_refused() {
+	tc qdisc del dev nkpv0 clsact &&
+		netkit-attach nkpv0 tc-ingress redirect-peer "$2"
+	expect "$1: the veth's ingress redirects to it" $?
+	r_q=$(counter "$NS" nks0 rx packets)
+	r_l=$(counter - lo rx packets)
+	! ip netns exec "$NS2" ping -c 3 -i 0.2 -W 1 10.99.0.2 >/dev/null 2>&1
+	expect "$1: no reply" $?
+	[ "$(counter "$NS" nks0 rx packets)" = "$r_q" ]
+	expect "$1: peer rx packets unchanged ($r_q)" $?
+	[ "$(counter - lo rx packets)" = "$r_l" ]
+	expect "$1: lo rx packets unchanged ($r_l)" $?
+}
+peer_refused "redirect_peer to lo" 1
+peer_refused "redirect_peer to a missing ifindex" 2147483000
+ip -n "$NS" link set nks0 down
+peer_refused "redirect_peer while the peer is down" "$(cat /sys/class/net/nks1/ifindex)"
+ip -n "$NS" link set nks0 up
+expect "the peer up again" $?
 ip link del nkpv0
 ip netns del "$NS2"
 
