@@ -19,7 +19,8 @@
 #    peer's through netlink (IFLA_NETKIT_*), and traffic shows them: the
 #    transmitting end's policy decides, and its scrubbing whether a
 #    packet's mark and priority reach the other namespace; l2 and l3
-#    mode as both ends report and show it (ARP, addresses);
+#    mode as both ends report and show it (the flags, ARP, an address
+#    set or refused); the peer's namespace in each end's link;
 #  - the metadata that crosses a pair, as each end's program sees it:
 #    within one namespace netkit scrubs nothing (mark, priority and a
 #    transmit time kept, both ends scrubbing by default); across
@@ -28,7 +29,8 @@
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits;
 #    its name's assign type (given: user; left to the kernel: enum);
-#  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made;
+#  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made
+#    (each alone, and both);
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
 #    then need the larger of what the bridge asks for that end and what
 #    the other end asked for last (netkit_set_headroom()), from either
@@ -56,7 +58,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nkt1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -325,18 +327,24 @@ frames_check "nkl0 (scrub none) -> nkl1: mark and priority kept, tstamp cleared"
 	'peer->primary' "$N" "$N" 0 "$out"
 
 # The mode, at both ends: l3 devices do no ARP (IFF_NOARP, 0x80) and
-# refuse an address; l2 devices do ARP and take one.
-for e in "nki1 l3" "nki0 l3 $NS" "nkl1 l2" "nkl0 l2 $NS"; do
+# refuse an address; l2 devices do ARP and take one. The flags as a
+# whole: UP, BROADCAST and MULTICAST (0x1003), and NOARP in l3 (0x1083).
+# in_ns NETNS CMD...: CMD in NETNS, or here for NETNS "".
+in_ns() {
+	_n=$1
+	shift
+	if [ -n "$_n" ]; then ip netns exec "$_n" "$@"; else "$@"; fi
+}
+for e in "nki1 l3 - 98" "nki0 l3 $NS 99" "nkl1 l2 - 98" "nkl0 l2 $NS 99"; do
 	# shellcheck disable=SC2086 # the words of e, split on purpose
 	set -- $e
-	if [ -n "$3" ]; then
-		flags=$(ip netns exec "$3" cat "/sys/class/net/$1/flags")
-		ip -n "$3" link set "$1" address 02:00:5e:10:00:99 2>/dev/null
-	else
-		flags=$(cat "/sys/class/net/$1/flags")
-		ip link set "$1" address 02:00:5e:10:00:98 2>/dev/null
-	fi
+	ns=$3
+	[ "$ns" != - ] || ns=
+	flags=$(in_ns "$ns" cat "/sys/class/net/$1/flags")
+	old=$(in_ns "$ns" cat "/sys/class/net/$1/address")
+	in_ns "$ns" ip link set "$1" address "02:00:5e:10:00:$4" 2>/dev/null
 	set_rc=$?
+	now=$(in_ns "$ns" cat "/sys/class/net/$1/address")
 	setting="is refused"
 	[ "$set_rc" -ne 0 ] || setting=works
 	if [ "$2" = l3 ]; then
@@ -345,7 +353,24 @@ for e in "nki1 l3" "nki0 l3 $NS" "nkl1 l2" "nkl0 l2 $NS"; do
 		[ $((flags & 0x80)) -eq 0 ] && [ "$set_rc" -eq 0 ]
 	fi
 	expect "$1 ($2): NOARP $((flags & 0x80 ? 1 : 0)), setting an address $setting" $?
+	if [ "$2" = l3 ]; then want=0x1083 addr=$old; else want=0x1003 addr=02:00:5e:10:00:$4; fi
+	[ $((flags)) -eq $((want)) ]
+	expect "$1 ($2): flags $want (got $flags)" $?
+	[ "$now" = "$addr" ]
+	expect "$1 ($2): address $addr afterwards (got $now)" $?
 done
+# The peer's namespace, in what each end says of its link: IFLA_LINK_NETNSID
+# for the pairs split across namespaces, none for a pair in one.
+for e in "nki1 -" "nkl1 -" "nki0 $NS" "nkl0 $NS"; do
+	# shellcheck disable=SC2086 # the words of e, split on purpose
+	set -- $e
+	ns=$2
+	[ "$ns" != - ] || ns=
+	expect_match "$1: its peer's namespace in the link (link-netns)" ' link-netns(id)? ' \
+		"$(in_ns "$ns" ip -d link show dev "$1")"
+done
+! ip -d link show dev nks1 | grep -qE ' link-netns(id)? '
+expect "nks1 (peer in the same namespace): no link-netns" $?
 
 # ---- headroom --------------------------------------------------------
 # hr DEV: DEV's IFLA_NETKIT_HEADROOM (its needed_headroom).
@@ -366,6 +391,13 @@ l=$(show nkh0)
 expect_match "nkh0 (peer) as made: headroom 48, tailroom 16" ' headroom=48 tailroom=16$' "$l"
 l=$(show nkg0)
 expect_match "nkg0 (peer), made without a tailroom: headroom 48, tailroom 0" ' headroom=48 tailroom=0$' "$l"
+netkit-pair -T 16 nkt1 nkt0 l2 pass pass
+expect "an l2 pair made with IFLA_NETKIT_TAILROOM 16 alone" $?
+for e in nkt1 nkt0; do
+	expect_match "$e, made without a headroom: headroom 0, tailroom 16" ' headroom=0 tailroom=16$' \
+		"$(show "$e")"
+done
+ip link del nkt1
 
 ip link add nkbr type bridge &&
 	ip link add nkvx type vxlan id 42 remote 2001:db8::1 dstport 4789
