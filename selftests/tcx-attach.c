@@ -10,7 +10,7 @@
  *   tcx-attach fdinfo PINPATH
  *   tcx-attach DEV clsact-root
  *   tcx-attach DEV class MINOR
- *   tcx-attach DEV cycles clsact|link|prog N
+ *   tcx-attach DEV cycles clsact|ingress|link|prog N
  *   tcx-attach replace PINPATH
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
@@ -20,14 +20,16 @@
  * (BPF_PROG_DETACH without a program) from the device of that ifindex,
  * which may be gone, "detach-first" its first (the same with
  * BPF_F_BEFORE); "query" prints how many programs BPF_PROG_QUERY
- * finds on the hook of that ifindex. "fdinfo" prints what /proc/self/fdinfo shows for
+ * finds on the hook of that ifindex ("N programs") and the hook's
+ * revision ("revision R", 1 for a hook without a tcx entry). "fdinfo" prints what /proc/self/fdinfo shows for
  * the link pinned at PINPATH (its device and attach type). "clsact-root"
  * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
  * that request itself) and prints the kernel's answer. "class" asks
  * with RTM_GETTCLASS for the class ffff:MINOR (hex) of DEV's ingress or
  * clsact qdisc and prints whether the kernel found it. "cycles" makes
  * and undoes, N times, what creates and frees a hook's tcx entry: a
- * clsact qdisc added and deleted (both hooks' entries), a tcx link made
+ * clsact qdisc added and deleted (both hooks' entries), an ingress qdisc
+ * added and deleted (the ingress hook's entry), a tcx link made
  * at ingress and closed, or a program attached at egress and detached
  * (DEV must have no tcx program, no qdisc of its own); after N / 5 cycles
  * unmeasured (the caches' one-time growth), it prints the slab cache
@@ -67,7 +69,7 @@ static int usage(const char *argv0)
 		"       %s fdinfo PINPATH\n"
 		"       %s DEV clsact-root\n"
 		"       %s DEV class MINOR\n"
-		"       %s DEV cycles clsact|link|prog N\n"
+		"       %s DEV cycles clsact|ingress|link|prog N\n"
 		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
 		argv0);
 	return 2;
@@ -162,8 +164,9 @@ static long max_growth(const struct slabs *a, const struct slabs *b, const char 
 }
 
 /*
- * One cycle of "cycles": a clsact qdisc added and deleted; a tcx link
- * made at ingress and closed; or prog attached at egress and detached.
+ * One cycle of "cycles": a clsact or an ingress qdisc added and deleted;
+ * a tcx link made at ingress and closed; or prog attached at egress and
+ * detached.
  * 0 or -errno (ext: the extack).
  */
 static int cycle(const char *kind, struct nk_nl *nl, int ifindex, int prog, char *ext,
@@ -172,9 +175,9 @@ static int cycle(const char *kind, struct nk_nl *nl, int ifindex, int prog, char
 	int err, link;
 
 	*ext = 0;
-	if (!strcmp(kind, "clsact")) {
-		err = nk_clsact(nl, ifindex, TC_H_CLSACT, 1, ext, extsz);
-		return err ? err : nk_clsact(nl, ifindex, TC_H_CLSACT, 0, ext, extsz);
+	if (!strcmp(kind, "clsact") || !strcmp(kind, "ingress")) {
+		err = nk_qdisc(nl, ifindex, TC_H_CLSACT, kind, 1, ext, extsz);
+		return err ? err : nk_qdisc(nl, ifindex, TC_H_CLSACT, kind, 0, ext, extsz);
 	}
 	if (!strcmp(kind, "link")) {
 		link = nk_link_create(ifindex, BPF_TCX_INGRESS, prog, 0, 0, 0);
@@ -197,8 +200,10 @@ static int cycles(int ifindex, const char *kind, int n)
 	struct nk_nl nl;
 	char ext[256];
 
-	if (strcmp(kind, "clsact") && strcmp(kind, "link") && strcmp(kind, "prog")) {
-		fprintf(stderr, "tcx-attach: cycles of clsact, link or prog, not %s\n", kind);
+	if (strcmp(kind, "clsact") && strcmp(kind, "ingress") && strcmp(kind, "link") &&
+	    strcmp(kind, "prog")) {
+		fprintf(stderr, "tcx-attach: cycles of clsact, ingress, link or prog, not %s\n",
+			kind);
 		return 2;
 	}
 	err = nk_nl_open(&nl, 0);
@@ -206,7 +211,7 @@ static int cycles(int ifindex, const char *kind, int n)
 		errno = -err;
 		die("netlink");
 	}
-	if (strcmp(kind, "clsact")) {
+	if (strcmp(kind, "clsact") && strcmp(kind, "ingress")) {
 		prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, strcmp(kind, "link") ?
 				    BPF_TCX_EGRESS : BPF_TCX_INGRESS, TCX_NEXT, "tcx_pass");
 		if (prog < 0) {
@@ -292,16 +297,17 @@ int main(int argc, char **argv)
 			  !strcmp(argv[3], "query")) &&
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress"))) {
 		__u32 count = 0;
+		__u64 rev = 0;
 		int err;
 
 		type = strcmp(argv[2], "ingress") ? BPF_TCX_EGRESS : BPF_TCX_INGRESS;
 		if (!strcmp(argv[3], "query")) {
-			err = nk_prog_query(atoi(argv[1]), type, NULL, NULL, &count, NULL);
+			err = nk_prog_query(atoi(argv[1]), type, NULL, NULL, &count, &rev);
 			if (err) {
 				errno = -err;
 				die("BPF_PROG_QUERY");
 			}
-			printf("%u programs\n", count);
+			printf("%u programs\nrevision %llu\n", count, (unsigned long long)rev);
 			return 0;
 		}
 		if (nk_prog_detach(atoi(argv[1]), type, 0,

@@ -28,9 +28,11 @@
 # programs on a hook, the one left when the other is released (a link)
 # or detached (a program) runs on, also after RCU has freed what the
 # release replaced (the test guests zero freed memory: run-qemu.sh).
-# A clsact qdisc added and deleted, a tcx link made and closed, a tcx
-# program attached and detached, 500 times each, leave no memory behind
-# (each frees the tcx entries it made).
+# A hook's tcx entry goes with the last program, link or qdisc that
+# needs it: a query's revision starts at 1 again. A clsact or an ingress
+# qdisc added and deleted, a tcx link made and closed, a tcx program
+# attached and detached, 500 times each, leave no memory behind (each
+# frees the tcx entries it made).
 #
 # Runs in the test guest as root; its output is a TAP stream, one numbered
 # "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
@@ -58,6 +60,7 @@ cleanup() {
 	ip link del tcd0 2>/dev/null
 	ip link del tcdx 2>/dev/null
 	ip link del tcdy 2>/dev/null
+	ip link del tcdr 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND"
 }
@@ -412,11 +415,55 @@ blocks "egress_block 23 clsact" 'egress_block 23 ?$' 23:TC_EGRESS
 blocks "ingress_block 24 clsact" 'ingress_block 24 ?$' 24:TC_INGRESS
 blocks "ingress_block 25 ingress" 'ingress_block 25 (-+ ?)?$' 25:TC_INGRESS
 
+# ---- a hook's tcx entry goes with its last user -----------------------
+# A hook's tcx entry lives as long as a program, a link or a qdisc there
+# needs it, and a query reports its revision (1 + the changes since it
+# was made), or 1 when the hook has none. On a dummy device with nothing
+# else, at each hook: a program attached and detached, a link made and
+# released, each leaving the hook with revision 1 again; then a clsact
+# qdisc, which keeps the entry through a program's attach and detach
+# (revision 3) until it is deleted too.
+ip link add tcdr type dummy
+expect "a dummy device for the entry's lifetime" $?
+idx_r=$(cat /sys/class/net/tcdr/ifindex)
+rev() { # rev HOOK WHAT EXPECTED: the revision a query of tcdr's HOOK reports
+	_i=0
+	while _r=$(tcx-attach "$idx_r" "$1" query | sed -n 's/^revision //p') &&
+		[ "$_r" != "$3" ] && [ $_i -lt 3 ]; do
+		_i=$((_i + 1))
+		sleep 1
+	done
+	[ "$_r" = "$3" ]
+	expect "$1: $2: revision $3 (got ${_r:-nothing})" $?
+}
+for hook in ingress egress; do
+	rev "$hook" "no entry yet" 1
+	tcx-attach tcdr "$hook" pass prog
+	expect "$hook: a program attached" $?
+	rev "$hook" "a program" 2
+	tcx-attach "$idx_r" "$hook" detach
+	expect "$hook: the program detached" $?
+	rev "$hook" "the entry went with its last program" 1
+	tcx-attach tcdr "$hook" pass link "$PIN_FIRST"
+	expect "$hook: a link made" $?
+	rev "$hook" "a link" 2
+	rm -f "$PIN_FIRST"
+	rev "$hook" "the entry went with its last link" 1
+	tc_ok "$hook: a clsact qdisc" qdisc add dev tcdr clsact
+	tcx-attach tcdr "$hook" pass prog && tcx-attach "$idx_r" "$hook" detach
+	expect "$hook: a program attached and detached under clsact" $?
+	rev "$hook" "clsact keeps the entry" 3
+	tc_ok "$hook: the clsact qdisc deleted" qdisc del dev tcdr clsact
+	rev "$hook" "the entry went with the qdisc" 1
+done
+ip link del tcdr
+
 # ---- tcx entries freed ------------------------------------------------
 # What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
 # device that has nothing else: a clsact qdisc added and deleted (both
-# hooks' entries), a tcx link made at ingress and closed (its release
-# frees the entry), a program attached at egress and detached. After 100
+# hooks' entries), an ingress qdisc added and deleted (the ingress hook's),
+# a tcx link made at ingress and closed (its release frees the entry), a
+# program attached at egress and detached. After 100
 # unmeasured cycles, 500 more: an entry left behind by each would leave
 # 500 more objects in use in its slab cache (1000 for clsact's two); the
 # check allows no cache half of that (/proc/slabinfo, the cache that grew
@@ -424,7 +471,7 @@ blocks "ingress_block 25 ingress" 'ingress_block 25 (-+ ?)?$' 25:TC_INGRESS
 cycles=500
 ip link add tcdy type dummy
 expect "a dummy device for the cycles" $?
-for kind in clsact link prog; do
+for kind in clsact ingress link prog; do
 	out=$(tcx-attach tcdy cycles "$kind" "$cycles")
 	expect "tcx-attach tcdy cycles $kind ran ($out)" $?
 	grew=$(printf '%s\n' "$out" | sed -n 's/.* grew_by=\([0-9]*\)$/\1/p')

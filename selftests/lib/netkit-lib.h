@@ -309,10 +309,13 @@ int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout);
 int nk_pair_up(struct nk_nl *nl, int ifindex, struct nk_nl *peer_nl,
 	       int peer_ifindex, double timeout);
 /*
- * RTM_NEWQDISC (add) or RTM_DELQDISC of ifindex's clsact qdisc, handle
- * ffff:, at parent (its own is TC_H_CLSACT): 0 or -errno, as
- * nk_nl_request() (nl may be NULL).
+ * RTM_NEWQDISC (add) or RTM_DELQDISC of ifindex's qdisc of that kind,
+ * handle ffff:, at parent (a clsact's and an ingress qdisc's own is
+ * TC_H_CLSACT, TC_H_INGRESS): 0 or -errno, as nk_nl_request() (nl may be
+ * NULL). nk_clsact(): of kind clsact.
  */
+int nk_qdisc(struct nk_nl *nl, int ifindex, __u32 parent, const char *kind, int add,
+	     char *ext, size_t extsz);
 int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
 	      size_t extsz);
 /*

@@ -631,8 +631,8 @@ int nk_link_wait_oper_up(struct nk_nl *nl, int ifindex, double timeout)
 	return err;
 }
 
-int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
-	      size_t extsz)
+int nk_qdisc(struct nk_nl *nl, int ifindex, __u32 parent, const char *kind, int add,
+	     char *ext, size_t extsz)
 {
 	struct nk_msg m;
 	struct tcmsg *t;
@@ -644,8 +644,14 @@ int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
 	t->tcm_ifindex = ifindex;
 	t->tcm_handle = TC_H_MAKE(TC_H_CLSACT, 0);
 	t->tcm_parent = parent;
-	nk_put_str(&m, TCA_KIND, "clsact");
+	nk_put_str(&m, TCA_KIND, kind);
 	return nk_nl_request(nl, &m, ext, extsz, NULL, 0);
+}
+
+int nk_clsact(struct nk_nl *nl, int ifindex, __u32 parent, int add, char *ext,
+	      size_t extsz)
+{
+	return nk_qdisc(nl, ifindex, parent, "clsact", add, ext, extsz);
 }
 
 int nk_cls_bpf(struct nk_nl *nl, int ifindex, int egress, int prog_fd,
