@@ -194,15 +194,22 @@ static void census(struct nk_census *c)
  * `creates` netkit pairs behind (removed here).
  */
 static void nl_row(const char *name, int exp, const char *exp_msg,
-		   struct nk_msg *b, int creates)
+		   struct nk_msg *b, int creates, int bad_offs)
 {
-	char msg[512], extra[128];
-	int got = nl_talk(b, msg, sizeof(msg)), left = others(nkeep, 1);
+	char msg[512], extra[160];
+	int got = nl_talk(b, msg, sizeof(msg)), offs = nl.bad_offs,
+	    left = others(nkeep, 1);
 
 	creates = got ? 0 : creates;
-	snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
-		 left, creates);
-	row(name, exp, exp_msg, got, msg, left != creates ? extra : NULL);
+	extra[0] = 0;
+	if (left != creates)
+		snprintf(extra, sizeof(extra), "%d netkit device(s) left behind, expected %d",
+			 left, creates);
+	else if (bad_offs >= 0 && offs != bad_offs)
+		snprintf(extra, sizeof(extra),
+			 "the answer names the attribute at offset %d, expected %d (the refused one)",
+			 offs, bad_offs);
+	row(name, exp, exp_msg, got, msg, extra[0] ? extra : NULL);
 }
 
 static void bpf_row(const char *name, int exp, int got)
@@ -269,7 +276,9 @@ static int obj(int v)
  * The attributes a[] (len bytes of data, of val if len is 1, 2 or 4, else
  * zeros) go where says: in INFO_DATA, in LINKINFO for INFO_DATA, in
  * PEER_INFO (W_RAW: bytes without a header) or at the top level. The
- * answer must be exp with the extack msg, leaving `creates` pairs.
+ * answer must be exp with the extack msg, leaving `creates` pairs, and
+ * with bad, name a[bad - 1] as the refused attribute (NLMSGERR_ATTR_OFFS,
+ * the offset of its header in the request).
  */
 enum { W_DATA, W_INFO, W_PEER, W_RAW, W_TOP };
 
@@ -281,6 +290,7 @@ struct nl_case {
 	const char *peer;
 	int where, dev, creates, l2, ifindex, peer_ifindex, flags, cmd, plain;
 	const char *kind, *prim;
+	int bad;	/* a[bad - 1] is the attribute the answer must name */
 };
 
 #define U32(t, v)		{ IFLA_NETKIT_##t, 4, v, NULL }
@@ -303,42 +313,46 @@ struct nl_case {
 static const struct nl_case nl_cases[] = {
 	/* RTM_NEWLINK creating a pair */
 	{ "newlink: MODE 2 (neither L2 nor L3)", { U32(MODE, 2) }, .exp = -ERANGE, OUT_OF_RANGE,
-	  .peer = PX },
-	{ "newlink: MODE 0xffffffff", { U32(MODE, 0xffffffff) }, .exp = -ERANGE, OUT_OF_RANGE },
+	  .peer = PX, .bad = 1 },
+	{ "newlink: MODE 0xffffffff", { U32(MODE, 0xffffffff) }, .exp = -ERANGE, OUT_OF_RANGE,
+	  .bad = 1 },
 	{ "newlink: MODE as a 2-byte attribute", { U16(MODE, NETKIT_L2) }, .exp = -ERANGE,
-	  POLICY_FAIL },
+	  POLICY_FAIL, .bad = 1 },
 	{ "newlink: POLICY 1 (neither pass nor drop)", { U32(POLICY, 1) }, .exp = -EINVAL,
-	  NO_XMIT_POLICY },
+	  NO_XMIT_POLICY, .bad = 1 },
 	{ "newlink: POLICY NETKIT_REDIRECT", { U32(POLICY, NETKIT_REDIRECT) }, .exp = -EINVAL,
-	  NO_XMIT_POLICY },
+	  NO_XMIT_POLICY, .bad = 1 },
 	{ "newlink: PEER_POLICY NETKIT_NEXT", { U32(PEER_POLICY, (__u32)NETKIT_NEXT) },
-	  .exp = -EINVAL, NO_XMIT_POLICY, .peer = PX },
+	  .exp = -EINVAL, NO_XMIT_POLICY, .peer = PX, .bad = 1 },
 	{ "newlink: PEER_POLICY as a 2-byte attribute", { U16(PEER_POLICY, NETKIT_DROP) },
-	  .exp = -ERANGE, POLICY_FAIL },
+	  .exp = -ERANGE, POLICY_FAIL, .bad = 1 },
 	{ "newlink: SCRUB 2", { U32(SCRUB, NETKIT_SCRUB_DEFAULT + 1) }, .exp = -ERANGE,
-	  OUT_OF_RANGE },
+	  OUT_OF_RANGE, .bad = 1 },
 	{ "newlink: PEER_SCRUB 0x80000000", { U32(PEER_SCRUB, 0x80000000) }, .exp = -ERANGE,
-	  OUT_OF_RANGE },
+	  OUT_OF_RANGE, .bad = 1 },
 	{ "newlink: HEADROOM as a 1-byte attribute", { U8(HEADROOM, 1) }, .exp = -ERANGE,
-	  POLICY_FAIL },
+	  POLICY_FAIL, .bad = 1 },
 	{ "newlink: TAILROOM as a 1-byte attribute", { U8(TAILROOM, 1) }, .exp = -ERANGE,
-	  POLICY_FAIL },
+	  POLICY_FAIL, .bad = 1 },
 	{ "newlink: IFLA_NETKIT_PRIMARY given by the user", { U8(PRIMARY, 1) }, .exp = -EINVAL,
-	  READ_ONLY },
+	  READ_ONLY, .bad = 1 },
+	{ "newlink: IFLA_NETKIT_PAIRING 1 (single device mode, not carried)",
+	  { A(NK_PAIRING, 4, 1) }, .exp = -EOPNOTSUPP,
+	  "netkit single device mode is not supported by this kernel", .peer = PX, .bad = 1 },
 	{ "newlink: HEADROOM and TAILROOM 0xffff (no upper bound)",
 	  { U16(HEADROOM, 0xffff), U16(TAILROOM, 0xffff) }, .exp = 0, .peer = PX, .creates = 1 },
 	{ "newlink: empty PEER_INFO", { A(IFLA_NETKIT_PEER_INFO, 0, 0) }, .exp = -ERANGE,
-	  POLICY_FAIL },
+	  POLICY_FAIL, .bad = 1 },
 	{ "newlink: PEER_INFO shorter than an ifinfomsg", { A(IFLA_NETKIT_PEER_INFO, 8, 0) },
-	  .exp = -ERANGE, POLICY_FAIL },
+	  .exp = -ERANGE, POLICY_FAIL, .bad = 1 },
 	{ "newlink: PEER_INFO with a negative ifindex", .exp = -EINVAL, "ifindex can't be negative",
 	  .peer = PX, .peer_ifindex = -5 },
 	{ "newlink: PEER_INFO with a 44-byte peer name", .exp = -ERANGE, POLICY_FAIL,
 	  .peer = "nkbx0_name_longer_than_ifnamsiz_0123456789" },
 	{ "newlink: PEER_INFO with a 2-byte IFLA_MTU", { A(IFLA_MTU, 2, 1500) }, .exp = -ERANGE,
-	  POLICY_FAIL, .peer = PX, .where = W_PEER },
+	  POLICY_FAIL, .peer = PX, .where = W_PEER, .bad = 1 },
 	{ "newlink: PEER_INFO with a 1-byte nested IFLA_LINKINFO", { A(IFLA_LINKINFO, 1, 1) },
-	  .exp = -ERANGE, POLICY_FAIL, .peer = PX, .where = W_PEER },
+	  .exp = -ERANGE, POLICY_FAIL, .peer = PX, .where = W_PEER, .bad = 1 },
 	{ "newlink: PEER_INFO with 1500 trailing zero bytes (parsed liberally)", { A(0, 1500, 0) },
 	  .exp = 0, LEFTOVER, .peer = PX, .where = W_RAW, .creates = 1 },
 	{ "newlink: PEER_INFO with an attribute claiming 0xfff0 bytes (ignored)",
@@ -377,24 +391,27 @@ static const struct nl_case nl_cases[] = {
 
 	/* RTM_NEWLINK on an existing device: changelink */
 	{ "changelink: MODE", { U32(MODE, NETKIT_L3) }, .exp = -EACCES, NO_CHANGE("operating mode"),
-	  .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
 	{ "changelink: MODE 7 (policy first)", { U32(MODE, 7) }, .exp = -ERANGE, OUT_OF_RANGE,
-	  .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
 	{ "changelink: SCRUB", { U32(SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
-	  NO_CHANGE("scrubbing"), .dev = O_PRIM },
+	  NO_CHANGE("scrubbing"), .dev = O_PRIM, .bad = 1 },
 	{ "changelink: PEER_SCRUB", { U32(PEER_SCRUB, NETKIT_SCRUB_NONE) }, .exp = -EACCES,
-	  NO_CHANGE("peer scrubbing"), .dev = O_PRIM },
+	  NO_CHANGE("peer scrubbing"), .dev = O_PRIM, .bad = 1 },
 	{ "changelink: PEER_INFO", .exp = -EACCES, NO_CHANGE("peer info"), .peer = PX,
 	  .dev = O_PRIM },
 	{ "changelink: HEADROOM", { U16(HEADROOM, 64) }, .exp = -EACCES, NO_CHANGE("headroom"),
-	  .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
 	{ "changelink: TAILROOM", { U16(TAILROOM, 64) }, .exp = -EACCES, NO_CHANGE("tailroom"),
-	  .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
 	{ "changelink: IFLA_NETKIT_PRIMARY", { U8(PRIMARY, 1) }, .exp = -EINVAL, READ_ONLY,
-	  .dev = O_PRIM },
-	{ "changelink: POLICY 3", { U32(POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY, .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
+	{ "changelink: IFLA_NETKIT_PAIRING", { A(NK_PAIRING, 4, 0) }, .exp = -EACCES,
+	  "netkit link pairing cannot be changed after device creation", .dev = O_PRIM, .bad = 1 },
+	{ "changelink: POLICY 3", { U32(POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY, .dev = O_PRIM,
+	  .bad = 1 },
 	{ "changelink: PEER_POLICY 3", { U32(PEER_POLICY, 3) }, .exp = -EINVAL, NO_XMIT_POLICY,
-	  .dev = O_PRIM },
+	  .dev = O_PRIM, .bad = 1 },
 	{ "changelink on the peer: POLICY", { U32(POLICY, NETKIT_DROP) }, .exp = -EACCES,
 	  PRIMARY_ONLY, .dev = O_PEER },
 	{ "changelink on the peer: MODE", { U32(MODE, NETKIT_L2) }, .exp = -EACCES, PRIMARY_ONLY,
@@ -429,11 +446,15 @@ static const struct nl_case nl_cases[] = {
 	  .dev = O_VETH },
 };
 
+/* where put_attrs() put each attribute of the row in the request */
+static int put_offs[4];
+
 static void put_attrs(struct nk_msg *b, const struct nl_case *r)
 {
 	int i;
 
 	for (i = 0; i < ARRAY_LEN(r->a) && (r->a[i].type || r->a[i].len); i++) {
+		put_offs[i] = NLA_ALIGN(b->len);
 		if (r->where == W_RAW)
 			nk_put_raw(b, r->a[i].data, r->a[i].len);
 		else if (r->a[i].data || r->a[i].len == 0 || r->a[i].len > 4)
@@ -479,7 +500,8 @@ static void table_netlink(void)
 		nk_nest_end_all(&b);
 		if (r->where == W_TOP)
 			put_attrs(&b, r);
-		nl_row(r->name, r->exp, r->msg, &b, r->creates);
+		nl_row(r->name, r->exp, r->msg, &b, r->creates,
+		       r->bad ? put_offs[r->bad - 1] : -1);
 	}
 }
 

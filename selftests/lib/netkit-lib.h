@@ -198,6 +198,7 @@ struct nk_nl {
 	__u32 seq;
 	int timeout_ms;		/* per answer; <= 0: wait for ever */
 	int recv_err;		/* errno of the last failed recv(), else 0 */
+	int bad_offs;		/* the last answer's NLMSGERR_ATTR_OFFS, else -1 */
 };
 
 /* Open it in the current netns (rcvbuf > 0: SO_RCVBUF). 0 or -errno. */
@@ -239,6 +240,10 @@ int nk_nl_dump(struct nk_nl *nl, struct nk_msg *m, nk_dump_cb cb, void *arg);
  * has NETLINK_EXT_ACK set), or NULL if it carries none.
  */
 const char *nk_extack_msg(const struct nlmsghdr *n, int len);
+/* Its NLMSGERR_ATTR_OFFS: where the attribute the kernel refused starts
+ * in the request (from its nlmsghdr), or -1 if it names none.
+ */
+int nk_extack_offs(const struct nlmsghdr *n, int len);
 
 /* A device as RTM_NEWLINK describes it. */
 struct nk_link {

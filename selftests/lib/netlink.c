@@ -172,6 +172,7 @@ int nk_nl_open(struct nk_nl *nl, int rcvbuf)
 	int one = 1, err;
 
 	memset(nl, 0, sizeof(*nl));
+	nl->bad_offs = -1;
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (nl->fd < 0)
 		return -errno;
@@ -204,7 +205,8 @@ int nk_nl_send(struct nk_nl *nl, struct nk_msg *m)
 	return send(nl->fd, m->buf, m->len, 0) < 0 ? -errno : 0;
 }
 
-const char *nk_extack_msg(const struct nlmsghdr *n, int len)
+/* The extended ack's attribute of that type in the error message n */
+static const struct nlattr *extack_attr(const struct nlmsghdr *n, int len, int type)
 {
 	const struct nlmsgerr *e = NLMSG_DATA(n);
 	int off = NLMSG_LENGTH(sizeof(*e));
@@ -218,12 +220,29 @@ const char *nk_extack_msg(const struct nlmsghdr *n, int len)
 		a = (const struct nlattr *)((const char *)n + off);
 		if (a->nla_len < sizeof(*a) || off + a->nla_len > len)
 			break;
-		if (a->nla_type == NLMSGERR_ATTR_MSG &&
-		    memchr(a + 1, 0, a->nla_len - sizeof(*a)))
-			return (const char *)(a + 1);
+		if (a->nla_type == type)
+			return a;
 		off += NLA_ALIGN(a->nla_len);
 	}
 	return NULL;
+}
+
+const char *nk_extack_msg(const struct nlmsghdr *n, int len)
+{
+	const struct nlattr *a = extack_attr(n, len, NLMSGERR_ATTR_MSG);
+
+	return a && memchr(a + 1, 0, a->nla_len - sizeof(*a)) ? (const char *)(a + 1) : NULL;
+}
+
+int nk_extack_offs(const struct nlmsghdr *n, int len)
+{
+	const struct nlattr *a = extack_attr(n, len, NLMSGERR_ATTR_OFFS);
+	__u32 v;
+
+	if (!a || a->nla_len < sizeof(*a) + sizeof(v))
+		return -1;
+	memcpy(&v, a + 1, sizeof(v));
+	return (int)v;
 }
 
 /* NLMSG_OK()/NLMSG_NEXT() without their signed/unsigned comparisons */
@@ -277,6 +296,7 @@ int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
 
 	if (ext && extsz)
 		*ext = 0;
+	nl->bad_offs = -1;
 	for (;;) {
 		n = receive(nl, buf, sizeof(buf));
 		if (n < 0 || n == NK_NL_NOANSWER)
@@ -287,6 +307,7 @@ int nk_nl_answer(struct nk_nl *nl, char *ext, size_t extsz, void *reply,
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(struct nlmsgerr)))
 					return -EPROTO;
+				nl->bad_offs = nk_extack_offs(h, h->nlmsg_len);
 				s = nk_extack_msg(h, h->nlmsg_len);
 				if (ext && extsz)
 					snprintf(ext, extsz, "%s", s ? s : "");
