@@ -11,7 +11,7 @@
  * "table" sends a fixed list of malformed or borderline requests and
  * checks each answer against what mainline's code (6.12 plus the later
  * fixes the series carries) answers: the errno and, where mainline sets
- * one, the extack message. rtnetlink rows cover RTM_NEWLINK (create and
+ * one, the extack message and the attribute it names (its offset). rtnetlink rows cover RTM_NEWLINK (create and
  * changelink), RTM_SETLINK and RTM_DELLINK with the netkit attributes;
  * bpf(2) rows the six commands below on netkit, with bpf_mprog's flags,
  * relative fds and ids, revisions, targets and the unused attr bytes
