@@ -10,7 +10,7 @@
  *   tcx-attach fdinfo PINPATH
  *   tcx-attach DEV clsact-root
  *   tcx-attach DEV class MINOR
- *   tcx-attach DEV cycles clsact|ingress|link|prog N
+ *   tcx-attach DEV cycles clsact|ingress|link|prog|prog-fail|link-fail|link-nofd|dev N
  *   tcx-attach replace PINPATH
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
@@ -21,8 +21,9 @@
  * which may be gone, "detach-first" its first (the same with
  * BPF_F_BEFORE); "query" prints how many programs BPF_PROG_QUERY
  * finds on the hook of that ifindex ("N programs") and the hook's
- * revision ("revision R", 1 for a hook without a tcx entry). "fdinfo" prints what /proc/self/fdinfo shows for
- * the link pinned at PINPATH (its device and attach type). "clsact-root"
+ * revision ("revision R", 1 for a hook without a tcx entry). "fdinfo"
+ * prints what /proc/self/fdinfo shows for the link pinned at PINPATH
+ * (its device and attach type). "clsact-root"
  * asks for a clsact qdisc in the place of DEV's root qdisc (tc refuses
  * that request itself) and prints the kernel's answer. "class" asks
  * with RTM_GETTCLASS for the class ffff:MINOR (hex) of DEV's ingress or
@@ -30,12 +31,17 @@
  * and undoes, N times, what creates and frees a hook's tcx entry: a
  * clsact qdisc added and deleted (both hooks' entries), an ingress qdisc
  * added and deleted (the ingress hook's entry), a tcx link made
- * at ingress and closed, or a program attached at egress and detached
- * (DEV must have no tcx program, no qdisc of its own); after N / 5 cycles
- * unmeasured (the caches' one-time growth), it prints the slab cache
- * whose objects in use (/proc/slabinfo) grew most over the N, and by how
- * many: the least of that over 2 to 11 s after the last cycle (RCU's
- * deferred frees come down meanwhile, a leak stays). "replace" updates
+ * at ingress and closed, a program attached at egress and detached, and
+ * what fails after making the entry: a program attached at egress and a
+ * link made at ingress, each with a stale expected_revision (ESTALE:
+ * "prog-fail", "link-fail"), a link made at ingress with no fd free
+ * (EMFILE: "link-nofd"); "dev": a veth pair made, a program attached at
+ * one end's ingress, the pair deleted with it (DEV must have no tcx
+ * program, no qdisc of its own); after N / 5 cycles unmeasured (the
+ * caches' one-time growth), it prints the slab cache whose objects in
+ * use (/proc/slabinfo) grew most over the N, and by how many: the least
+ * of that over 2 to 11 s after the last cycle (RCU's deferred frees come
+ * down meanwhile, a leak stays; lib/'s nk_slab_cycles()). "replace" updates
  * the link pinned at PINPATH to a new pass program (tcx_repl) with
  * BPF_F_REPLACE twice, printing each answer: first naming as the old
  * program one that is not the link's (the new one), then the link's
@@ -69,7 +75,7 @@ static int usage(const char *argv0)
 		"       %s fdinfo PINPATH\n"
 		"       %s DEV clsact-root\n"
 		"       %s DEV class MINOR\n"
-		"       %s DEV cycles clsact|ingress|link|prog N\n"
+		"       %s DEV cycles clsact|ingress|link|prog|prog-fail|link-fail|link-nofd|dev N\n"
 		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
 		argv0);
 	return 2;
@@ -120,140 +126,114 @@ static int class_get(int ifindex, unsigned int minor)
 	return !!err;
 }
 
-/* The slab caches' objects in use (/proc/slabinfo's active_objs). */
-#define MAX_CACHES 512
-struct slabs {
-	int n;
-	char name[MAX_CACHES][64];
-	long active[MAX_CACHES];
+/* What one cycle of "cycles" works on */
+struct cyc {
+	const char *kind;
+	struct nk_nl nl;
+	int ifindex, prog;
+	char ext[256];
 };
 
-static int slabinfo(struct slabs *sl)
+/* A call that must fail with ESTALE (an expected_revision past the hook's) */
+static int stale(int ret)
 {
-	FILE *f = fopen("/proc/slabinfo", "r");
-	char line[512];
-
-	sl->n = 0;
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f) && sl->n < MAX_CACHES)
-		if (line[0] != '#' && strncmp(line, "slabinfo", 8) &&
-		    sscanf(line, "%63s %ld", sl->name[sl->n], &sl->active[sl->n]) == 2)
-			sl->n++;
-	fclose(f);
-	return sl->n ? 0 : -ENODATA;
-}
-
-/* The cache whose objects in use grew most from a to b, and by how many. */
-static long max_growth(const struct slabs *a, const struct slabs *b, const char **name)
-{
-	long best = 0;
-	int i, j;
-
-	*name = "-";
-	for (i = 0; i < b->n; i++)
-		for (j = 0; j < a->n; j++)
-			if (!strcmp(a->name[j], b->name[i])) {
-				if (b->active[i] - a->active[j] > best) {
-					best = b->active[i] - a->active[j];
-					*name = b->name[i];
-				}
-				break;
-			}
-	return best;
+	if (ret > 0)	/* a link after all */
+		close(ret);
+	return ret == -ESTALE ? 0 : ret < 0 ? ret : -EPROTO;
 }
 
 /*
- * One cycle of "cycles": a clsact or an ingress qdisc added and deleted;
- * a tcx link made at ingress and closed; or prog attached at egress and
- * detached.
- * 0 or -errno (ext: the extack).
+ * One cycle of "cycles" (see the top): 0 or -errno (c->ext: the extack).
+ * The failing kinds must fail as they should: ESTALE, or EMFILE for
+ * "link-nofd".
  */
-static int cycle(const char *kind, struct nk_nl *nl, int ifindex, int prog, char *ext,
-		 size_t extsz)
+static int cycle(void *arg, int i)
 {
-	int err, link;
+	struct cyc *c = arg;
+	char name[IFNAMSIZ];
+	int err, link, ifindex;
 
-	*ext = 0;
-	if (!strcmp(kind, "clsact") || !strcmp(kind, "ingress")) {
-		err = nk_qdisc(nl, ifindex, TC_H_CLSACT, kind, 1, ext, extsz);
-		return err ? err : nk_qdisc(nl, ifindex, TC_H_CLSACT, kind, 0, ext, extsz);
+	(void)i;
+	c->ext[0] = 0;
+	if (!strcmp(c->kind, "clsact") || !strcmp(c->kind, "ingress")) {
+		err = nk_qdisc(&c->nl, c->ifindex, TC_H_CLSACT, c->kind, 1, c->ext, sizeof(c->ext));
+		return err ? err : nk_qdisc(&c->nl, c->ifindex, TC_H_CLSACT, c->kind, 0, c->ext,
+					    sizeof(c->ext));
 	}
-	if (!strcmp(kind, "link")) {
-		link = nk_link_create(ifindex, BPF_TCX_INGRESS, prog, 0, 0, 0);
+	if (!strcmp(c->kind, "link")) {
+		link = nk_link_create(c->ifindex, BPF_TCX_INGRESS, c->prog, 0, 0, 0);
 		if (link < 0)
 			return link;
 		close(link);
 		return 0;
 	}
-	err = nk_prog_attach(ifindex, BPF_TCX_EGRESS, prog, 0, 0, 0, 0);
-	return err ? err : nk_prog_detach(ifindex, BPF_TCX_EGRESS, prog, 0, 0, 0);
+	if (!strcmp(c->kind, "prog-fail"))
+		return stale(nk_prog_attach(c->ifindex, BPF_TCX_EGRESS, c->prog, 0, 0, 0, 5));
+	if (!strcmp(c->kind, "link-fail"))
+		return stale(nk_link_create(c->ifindex, BPF_TCX_INGRESS, c->prog, 0, 0, 5));
+	if (!strcmp(c->kind, "link-nofd")) {
+		err = nk_link_create_nofd(c->ifindex, BPF_TCX_INGRESS, c->prog);
+		return err == -EMFILE ? 0 : err ? err : -EPROTO;
+	}
+	if (!strcmp(c->kind, "dev")) {
+		/* a veth pair, a program at one end's ingress, the pair deleted */
+		snprintf(name, sizeof(name), "tcxcy%d", c->ifindex);
+		err = nk_veth_pair(&c->nl, name, "tcxcy_p", c->ext, sizeof(c->ext));
+		if (err)
+			return err;
+		ifindex = if_nametoindex(name);
+		err = ifindex ? nk_prog_attach(ifindex, BPF_TCX_INGRESS, c->prog, 0, 0, 0, 0)
+			      : -ENODEV;
+		return nk_link_del(&c->nl, ifindex) ?: err;
+	}
+	err = nk_prog_attach(c->ifindex, BPF_TCX_EGRESS, c->prog, 0, 0, 0, 0);
+	return err ? err : nk_prog_detach(c->ifindex, BPF_TCX_EGRESS, c->prog, 0, 0, 0);
 }
 
 /* "cycles": n cycles of kind on ifindex, after n / 5 unmeasured */
 static int cycles(int ifindex, const char *kind, int n)
 {
-	static struct slabs before, after;
-	int i, err, prog = -1;
-	const char *name = "-";
+	static const char *const kinds[] = { "clsact", "ingress", "link", "prog", "prog-fail",
+					     "link-fail", "link-nofd", "dev" };
+	static struct cyc c;
+	const char *name;
+	int err, failed = 0;
+	unsigned int k;
 	long grew;
-	struct nk_nl nl;
-	char ext[256];
 
-	if (strcmp(kind, "clsact") && strcmp(kind, "ingress") && strcmp(kind, "link") &&
-	    strcmp(kind, "prog")) {
-		fprintf(stderr, "tcx-attach: cycles of clsact, ingress, link or prog, not %s\n",
-			kind);
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kind, kinds[k]); k++)
+		;
+	if (k == sizeof(kinds) / sizeof(kinds[0])) {
+		fprintf(stderr, "tcx-attach: no cycles of %s\n", kind);
 		return 2;
 	}
-	err = nk_nl_open(&nl, 0);
+	c.kind = kind;
+	c.ifindex = ifindex;
+	c.prog = -1;
+	err = nk_nl_open(&c.nl, 0);
 	if (err) {
 		errno = -err;
 		die("netlink");
 	}
 	if (strcmp(kind, "clsact") && strcmp(kind, "ingress")) {
-		prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, strcmp(kind, "link") ?
-				    BPF_TCX_EGRESS : BPF_TCX_INGRESS, TCX_NEXT, "tcx_pass");
-		if (prog < 0) {
-			errno = -prog;
+		c.prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, strstr(kind, "link") ||
+				      !strcmp(kind, "dev") ? BPF_TCX_INGRESS : BPF_TCX_EGRESS,
+				      TCX_NEXT, "tcx_pass");
+		if (c.prog < 0) {
+			errno = -c.prog;
 			die("BPF_PROG_LOAD");
 		}
 	}
-	for (i = -n / 5; i < n; i++) {
-		if (!i) {
-			sleep(2);
-			err = slabinfo(&before);
-			if (err) {
-				errno = -err;
-				die("/proc/slabinfo");
-			}
-		}
-		err = cycle(kind, &nl, ifindex, prog, ext, sizeof(ext));
-		if (err) {
-			printf("%s cycle %d: %s%s%s\n", kind, i, strerror(-err), *ext ? ": " : "", ext);
-			return 1;
-		}
-	}
-	/* what RCU still has to free goes down; a leak stays */
-	for (i = 0, grew = -1; i < 10 && grew; i++) {
-		const char *nm;
-		long g;
-
-		sleep(i ? 1 : 2);
-		err = slabinfo(&after);
-		if (err) {
-			errno = -err;
-			die("/proc/slabinfo");
-		}
-		g = max_growth(&before, &after, &nm);
-		if (grew < 0 || g < grew) {
-			grew = g;
-			name = nm;
-		}
+	grew = nk_slab_cycles(n, cycle, &c, &name, &failed);
+	if (grew < 0) {
+		printf("%s cycle %d: %s%s%s\n", kind, failed, strerror(-grew),
+		       c.ext[0] ? ": " : "", c.ext);
+		return 1;
 	}
 	printf("%s cycles=%d grew_most=%s grew_by=%ld\n", kind, n, name, grew);
-	if (prog >= 0)
-		close(prog);
+	if (c.prog >= 0)
+		close(c.prog);
+	nk_nl_close(&c.nl);
 	return 0;
 }
 

@@ -245,3 +245,18 @@ expect_no_splat() {
 	expect "$3" $?
 	[ -z "$_bad" ] || printf '%s\n' "$_bad" | head -n 80 | sed 's/^/# dmesg: /'
 }
+
+# cycles_ok WHAT N CMD...: CMD, a helper's "cycles" of N (netkit-devstate,
+# tcx-attach: "... grew_most=CACHE grew_by=K"), ran, and no slab cache
+# grew by N / 2 objects or more: an object left behind by each cycle would
+# be N.
+cycles_ok() {
+	_what=$1 _n=$2
+	shift 2
+	_out=$("$@")
+	expect "$* ran ($_out)" $?
+	_grew=$(printf '%s\n' "$_out" | sed -n 's/.* grew_by=\([0-9]*\)$/\1/p')
+	_most=$(printf '%s\n' "$_out" | sed -n 's/.* grew_most=\([^ ]*\) .*/\1/p')
+	[ -n "$_grew" ] && [ "$_grew" -lt $((_n / 2)) ]
+	expect "$_n $_what cycles: no slab cache has $((_n / 2)) more objects in use (most: ${_most:-?} +${_grew:-?})" $?
+}

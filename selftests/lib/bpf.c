@@ -6,11 +6,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <linux/btf.h>
 
@@ -214,6 +216,30 @@ int nk_link_create(int ifindex, int type, int prog_fd, __u32 flags,
 	nk_link_create_attr(&a, ifindex, type, prog_fd, flags, relative,
 			    revision);
 	return nk_bpf(BPF_LINK_CREATE, &a);
+}
+
+int nk_link_create_nofd(int ifindex, int type, int prog_fd)
+{
+	struct rlimit old, none;
+	int fd;
+
+	if (getrlimit(RLIMIT_NOFILE, &old))
+		return -errno;
+	fd = fcntl(prog_fd, F_DUPFD, 0);	/* the lowest free fd */
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	none = old;
+	none.rlim_cur = fd;
+	if (setrlimit(RLIMIT_NOFILE, &none))
+		return -errno;
+	fd = nk_link_create(ifindex, type, prog_fd, 0, 0, 0);
+	setrlimit(RLIMIT_NOFILE, &old);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return fd;
 }
 
 void nk_link_update_attr(union bpf_attr *a, int link_fd, int new_prog_fd,

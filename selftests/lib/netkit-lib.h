@@ -7,8 +7,9 @@
  *   testing.c  errno names, the clock, the seeded RNG, "ok"/"not ok" lines
  *   netlink.c  the rtnetlink message builder, talk, extack, dumps, and the
  *              device census (the netkit devices of a namespace)
- *   system.c   network and user namespaces, capabilities, /proc files, a
- *              forked child with a result
+ *   system.c   network and user namespaces, capabilities, /proc files,
+ *              slab counts around repeated operations, a forked child
+ *              with a result
  *   bpf.c      the bpf(2) wrappers: load, attach, detach, query, link
  *              create/update/detach, object info, id walks, the census
  *              of programs and links
@@ -409,6 +410,12 @@ void nk_link_create_attr(union bpf_attr *a, int ifindex, int type,
 			 __u64 revision);
 int nk_link_create(int ifindex, int type, int prog_fd, __u32 flags,
 		   __u32 relative, __u64 revision);
+/*
+ * nk_link_create() with no fd free (RLIMIT_NOFILE lowered to the lowest
+ * free fd, then restored): its -errno (EMFILE: the link was made, then
+ * refused its fd), or 0 if a link came back after all (closed).
+ */
+int nk_link_create_nofd(int ifindex, int type, int prog_fd);
 void nk_link_update_attr(union bpf_attr *a, int link_fd, int new_prog_fd,
 			 __u32 flags, int old_prog_fd);
 int nk_link_update(int link_fd, int new_prog_fd, __u32 flags, int old_prog_fd);
@@ -490,6 +497,21 @@ int nk_count_progs(const char *prefix);
 int nk_count_links(int link_type);
 
 /* ---- system.c ---------------------------------------------------- */
+
+/*
+ * A leak check by slab counts: cycle(arg, i) for i = -n / 5 .. n - 1 (the
+ * first n / 5 unmeasured: the caches' one-time growth), then the slab
+ * cache whose objects in use (/proc/slabinfo's active_objs, each cache
+ * shrunk first so that no CPU's slab counts its free objects) grew most
+ * over the n measured cycles, less the threads the kernel added meanwhile
+ * (/proc/loadavg: a new kworker takes one object of several caches, pid
+ * and task_struct among them): the least of that over 2 to 11 s after
+ * the last cycle (RCU's deferred frees come down meanwhile, a leak
+ * stays). Its growth (*name its cache), or -errno: of /proc/slabinfo, or
+ * the first cycle that failed (*failed its i).
+ */
+long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
+		    const char **name, int *failed);
 
 /* Write s to a /proc or /sys file; read an int from one: 0 or -errno. */
 int nk_write_str(const char *path, const char *s);

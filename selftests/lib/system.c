@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * netkit-lib: the system around a test - network and user namespaces,
- * capabilities, /proc and /sys files, a forked child with a result. See
- * netkit-lib.h.
+ * capabilities, /proc and /sys files, a forked child with a result, slab
+ * counts around repeated operations (a leak check). See netkit-lib.h.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -292,4 +293,126 @@ int nk_child(void (*fn)(void *arg, void *res), void *arg, void *res,
 		return 1;
 	}
 	return 0;
+}
+
+/* ---- slab counts ------------------------------------------------------ */
+
+#define NK_MAX_CACHES 512
+struct nk_slabs {
+	int n;
+	char name[NK_MAX_CACHES][64];
+	long active[NK_MAX_CACHES];
+};
+
+/*
+ * Every cache's objects in use. SLUB counts the free objects of the
+ * slabs a CPU holds as in use: each cache is shrunk first
+ * (/sys/kernel/slab/CACHE/shrink), which hands those slabs back, so that
+ * a cache's count moves with its objects, not by whole slabs.
+ */
+static int slabinfo(struct nk_slabs *sl)
+{
+	char line[512], path[300];
+	struct dirent *d;
+	DIR *dir;
+	FILE *f;
+
+	dir = opendir("/sys/kernel/slab");
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", d->d_name);
+		nk_write_str(path, "1");
+	}
+	if (dir)
+		closedir(dir);
+	f = fopen("/proc/slabinfo", "r");
+	sl->n = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f) && sl->n < NK_MAX_CACHES)
+		if (line[0] != '#' && strncmp(line, "slabinfo", 8) &&
+		    sscanf(line, "%63s %ld", sl->name[sl->n], &sl->active[sl->n]) == 2)
+			sl->n++;
+	fclose(f);
+	return sl->n ? 0 : -ENODATA;
+}
+
+/* The cache whose objects in use grew most from a to b, and by how many. */
+static long max_growth(const struct nk_slabs *a, const struct nk_slabs *b, const char **name)
+{
+	long best = 0;
+	int i, j;
+
+	*name = "-";
+	for (i = 0; i < b->n; i++)
+		for (j = 0; j < a->n; j++)
+			if (!strcmp(a->name[j], b->name[i])) {
+				if (b->active[i] - a->active[j] > best) {
+					best = b->active[i] - a->active[j];
+					*name = b->name[i];
+				}
+				break;
+			}
+	return best;
+}
+
+/* The kernel's threads and processes: /proc/loadavg's "running/total" */
+static long nr_threads(void)
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+	long running, total = -1;
+
+	if (f) {
+		if (fscanf(f, "%*s %*s %*s %ld/%ld", &running, &total) != 2)
+			total = -1;
+		fclose(f);
+	}
+	return total;
+}
+
+long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
+		    const char **name, int *failed)
+{
+	static struct nk_slabs before, after;
+	long grew = -1, threads = 0;
+	int i, err;
+
+	*name = "-";
+	for (i = -n / 5; i < n; i++) {
+		if (!i) {
+			sleep(2);
+			err = slabinfo(&before);
+			if (err)
+				return err;
+			threads = nr_threads();
+		}
+		err = cycle(arg, i);
+		if (err) {
+			*failed = i;
+			return err;
+		}
+	}
+	for (i = 0; i < 10 && grew; i++) {
+		const char *nm;
+		long g, t;
+
+		sleep(i ? 1 : 2);
+		err = slabinfo(&after);
+		if (err)
+			return err;
+		/* a new kernel thread (a kworker the workqueues added while
+		 * work waited for rtnl) takes an object of several caches:
+		 * one each is not the cycles'
+		 */
+		t = threads >= 0 ? nr_threads() - threads : 0;
+		g = max_growth(&before, &after, &nm) - (t > 0 ? t : 0);
+		if (g < 0)
+			g = 0;
+		if (grew < 0 || g < grew) {
+			grew = g;
+			*name = nm;
+		}
+	}
+	return grew;
 }
