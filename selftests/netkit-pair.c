@@ -4,17 +4,20 @@
  *
  *   netkit-pair [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS]
  *               [-S [SCRUB]:[PEER_SCRUB]] [-H HEADROOM] [-T TAILROOM]
- *               PRIMARY PEER [l2|l3] [pass|drop] [pass|drop]
- *   netkit-pair -c -p PAIRING PRIMARY
+ *               PRIMARY PEER [l2|l3] [pass|drop|-] [pass|drop|-]
+ *   netkit-pair -c [-p PAIRING] [-P [POLICY]:[PEER_POLICY]] PRIMARY
  *   netkit-pair -s DEV
  *
  * The guest's ip is Debian 12's iproute2 6.1, which predates netkit
  * ("ip link add type netkit" needs iproute2 6.8), so the guest tests create
  * their devices with this instead. The last two arguments are the default
- * policies of the primary and the peer. -i asks for the devices' ifindex;
+ * policies of the primary and the peer ("-": the attribute is not sent;
+ * left out: pass). -i asks for the devices' ifindex;
  * -p sends mainline's IFLA_NETKIT_PAIRING (attribute 10, which the 6.1 uapi
  * leaves unnamed) with the given u32 value, as a newer iproute2 does; with
- * -c it is sent alone as a change of the existing PRIMARY. -a gives the
+ * -c it is sent as a change of the existing PRIMARY, as are -P's
+ * IFLA_NETKIT_POLICY and IFLA_NETKIT_PEER_POLICY (pass or drop; a side
+ * left empty is not sent). -a gives the
  * primary an address (IFLA_ADDRESS, aa:bb:cc:dd:ee:ff). PEER "-" sends
  * no IFLA_NETKIT_PEER_INFO: the kernel names the peer. -S sends
  * IFLA_NETKIT_SCRUB and IFLA_NETKIT_PEER_SCRUB (none or default; a side
@@ -40,13 +43,16 @@
 
 #include "lib/netkit-lib.h"
 
+/* a policy argument: pass, drop, or "-" / "" (-1: not sent) */
 static int policy(const char *s)
 {
+	if (!strcmp(s, "-") || !*s)
+		return -1;
 	if (!strcmp(s, "pass"))
 		return NETKIT_PASS;
 	if (!strcmp(s, "drop"))
 		return NETKIT_DROP;
-	fprintf(stderr, "netkit-pair: policy must be pass or drop, not %s\n", s);
+	fprintf(stderr, "netkit-pair: policy must be pass, drop or -, not %s\n", s);
 	exit(2);
 }
 
@@ -75,8 +81,8 @@ static int scrub(const char *s, const char *prog)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS] [-S [SCRUB]:[PEER_SCRUB]] [-H HEADROOM] [-T TAILROOM] PRIMARY PEER|- [l2|l3] [pass|drop] [pass|drop]\n"
-		"       %s -c -p PAIRING PRIMARY\n"
+	fprintf(stderr, "usage: %s [-i IFINDEX[:PEER_IFINDEX]] [-p PAIRING] [-a ADDRESS] [-S [SCRUB]:[PEER_SCRUB]] [-H HEADROOM] [-T TAILROOM] PRIMARY PEER|- [l2|l3] [pass|drop|-] [pass|drop|-]\n"
+		"       %s -c [-p PAIRING] [-P [POLICY]:[PEER_POLICY]] PRIMARY\n"
 		"       %s -s DEV\n", prog, prog, prog);
 	exit(2);
 }
@@ -102,7 +108,7 @@ int main(int argc, char **argv)
 	int opt, err, ifindex = 0, peer_ifindex = 0, set_pairing = 0, change = 0;
 	const char *prog = argv[0], *show_dev = NULL;
 	unsigned char addr[6];
-	int set_addr = 0, scrub_prim = -1, scrub_peer = -1;
+	int set_addr = 0, scrub_prim = -1, scrub_peer = -1, pol_prim = -1, pol_peer = -1;
 	long headroom = -1, tailroom = -1;
 	char extra, *colon;
 	__u32 pairing = 0;
@@ -111,8 +117,18 @@ int main(int argc, char **argv)
 	char ext[256];
 	char *end;
 
-	while ((opt = getopt(argc, argv, "a:ci:p:s:H:S:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "a:ci:p:s:H:P:S:T:")) != -1) {
 		switch (opt) {
+		case 'P':
+			colon = strchr(optarg, ':');
+			if (!colon)
+				usage(prog);
+			*colon = 0;
+			pol_prim = policy(optarg);
+			pol_peer = policy(colon + 1);
+			if (pol_prim < 0 && pol_peer < 0)
+				usage(prog);
+			break;
 		case 'S':
 			colon = strchr(optarg, ':');
 			if (!colon)
@@ -165,10 +181,14 @@ int main(int argc, char **argv)
 			usage(prog);
 		return show(show_dev);
 	}
-	if (change ? argc != 2 || !set_pairing || set_addr || scrub_prim >= 0 ||
-		     scrub_peer >= 0 || headroom >= 0 || tailroom >= 0 :
-		     argc < 3 || argc > 6)
+	if (change ? argc != 2 || (!set_pairing && pol_prim < 0 && pol_peer < 0) || set_addr ||
+		     scrub_prim >= 0 || scrub_peer >= 0 || headroom >= 0 || tailroom >= 0 :
+		     argc < 3 || argc > 6 || pol_prim >= 0 || pol_peer >= 0)
 		usage(prog);
+	if (!change) {
+		pol_prim = argc > 4 ? policy(argv[4]) : NETKIT_PASS;
+		pol_peer = argc > 5 ? policy(argv[5]) : NETKIT_PASS;
+	}
 
 	nk_netkit_begin(&m, RTM_NEWLINK,
 			NLM_F_ACK | (change ? 0 : NLM_F_CREATE | NLM_F_EXCL),
@@ -176,9 +196,6 @@ int main(int argc, char **argv)
 	if (!change) {
 		nk_put_u32(&m, IFLA_NETKIT_MODE, argc > 3 && !strcmp(argv[3], "l2") ?
 			   NETKIT_L2 : NETKIT_L3);
-		nk_put_u32(&m, IFLA_NETKIT_POLICY, argc > 4 ? policy(argv[4]) : NETKIT_PASS);
-		nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY,
-			   argc > 5 ? policy(argv[5]) : NETKIT_PASS);
 		if (scrub_prim >= 0)
 			nk_put_u32(&m, IFLA_NETKIT_SCRUB, scrub_prim);
 		if (scrub_peer >= 0)
@@ -188,6 +205,10 @@ int main(int argc, char **argv)
 		if (tailroom >= 0)
 			nk_put_u16(&m, IFLA_NETKIT_TAILROOM, tailroom);
 	}
+	if (pol_prim >= 0)
+		nk_put_u32(&m, IFLA_NETKIT_POLICY, pol_prim);
+	if (pol_peer >= 0)
+		nk_put_u32(&m, IFLA_NETKIT_PEER_POLICY, pol_peer);
 	if (set_pairing)
 		nk_put_u32(&m, MAINLINE_IFLA_NETKIT_PAIRING, pairing);
 	/* IFLA_NETKIT_PEER_INFO: an ifinfomsg followed by the peer's name. */

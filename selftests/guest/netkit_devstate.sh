@@ -20,7 +20,9 @@
 #    transmitting end's policy decides, and its scrubbing whether a
 #    packet's mark and priority reach the other namespace; l2 and l3
 #    mode as both ends report and show it (the flags, ARP, an address
-#    set or refused); the peer's namespace in each end's link;
+#    set or refused); the peer's namespace in each end's link; a pair
+#    made with one end's scrubbing and policy alone, and a changelink of
+#    one end's policy or both, set those ends alone;
 #  - the metadata that crosses a pair, as each end's program sees it:
 #    within one namespace netkit scrubs nothing (mark, priority and a
 #    transmit time kept, both ends scrubbing by default); across
@@ -58,7 +60,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nkt1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nkt1 nko1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -246,6 +248,36 @@ expect_match "nkl1 (primary) reports l2, policy pass, peer_policy drop, scrub de
 l=$(show nkl0 "$NS")
 expect_match "nkl0 (peer) reports l2, policy drop, peer_policy pass, scrub none, peer_scrub default" \
 	'primary=0 mode=l2 policy=drop peer_policy=pass scrub=none peer_scrub=default ' "$l"
+
+# One-sided requests: an attribute sent for one end only sets that end,
+# the other keeps its default (pass, scrub default); a changelink with
+# one end's policy changes that end alone, with both, each its own.
+# one_sided WHAT DEV EXPECTED: DEV reports EXPECTED (policies, scrubbing)
+one_sided() {
+	expect_match "$1: $2 reports $3" " $3 " "$(show "$2")"
+}
+netkit-pair -S none: nko1 nko0 l3 drop -
+expect "a pair with SCRUB and POLICY for the primary alone (nko1, peer nko0)" $?
+one_sided "primary's attributes alone" nko1 \
+	'policy=drop peer_policy=pass scrub=none peer_scrub=default'
+one_sided "primary's attributes alone" nko0 \
+	'policy=pass peer_policy=drop scrub=default peer_scrub=none'
+ip link del nko1
+netkit-pair -S :none nko1 nko0 l3 - drop
+expect "a pair with PEER_SCRUB and PEER_POLICY alone (nko1, peer nko0)" $?
+one_sided "peer's attributes alone" nko1 \
+	'policy=pass peer_policy=drop scrub=default peer_scrub=none'
+netkit-pair -c -P drop: nko1
+expect "changelink: POLICY drop alone" $?
+one_sided "changelink of POLICY alone" nko1 'policy=drop peer_policy=drop'
+netkit-pair -c -P :pass nko1
+expect "changelink: PEER_POLICY pass alone" $?
+one_sided "changelink of PEER_POLICY alone" nko1 'policy=drop peer_policy=pass'
+netkit-pair -c -P pass:drop nko1
+expect "changelink: POLICY pass and PEER_POLICY drop" $?
+one_sided "changelink of both, each its own" nko1 'policy=pass peer_policy=drop'
+one_sided "changelink of both, each its own" nko0 'policy=drop peer_policy=pass'
+ip link del nko1
 
 # The policies, no program attached: the transmitting end's decides.
 # xfer_line OUT DIRECTION: the counters of one direction.
