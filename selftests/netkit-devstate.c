@@ -6,6 +6,7 @@
  *   netkit-devstate xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT
  *   netkit-devstate peerdown PRIMARY PEER SECONDS
  *   netkit-devstate frames PRIMARY NETNS|- COUNT
+ *   netkit-devstate notify PRIMARY PEER
  *
  * show: one line of what RTM_GETLINK reports for DEV: the flags IFF_UP
  * and IFF_LOWER_UP, IFLA_CARRIER (the carrier as such, also of a device
@@ -54,12 +55,21 @@
  *    negative. The test wants it above 0: a netkit_xmit() that ran the
  *    program for a peer that is down leaves it at 0.
  *
+ * notify: what a listener of RTNLGRP_LINK hears while a pair PRIMARY /
+ * PEER (l3) is made and deleted by this program: for each end, how many
+ * RTM_NEWLINK messages, the first one's nlmsg_pid and IFLA_LINK (-1 if
+ * none), then how many RTM_DELLINK and the last one's IFLA_LINK, one line
+ * each ("newlink primary count=N pid=P link=L", "dellink peer count=N
+ * link=L"), and "self pid=P", the portid of the socket that made the
+ * requests.
+ *
  * Each check prints an "ok - ..." or "not ok - ..." line; the exit status
  * is 1 if one failed, 2 on bad usage, else 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -84,7 +94,7 @@
 
 static const char *usage_text =
 	"show DEV | xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT | "
-	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT";
+	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT | notify PRIMARY PEER";
 
 static const char *operstate_name(int s)
 {
@@ -680,6 +690,107 @@ static int peerdown(int argc, char **argv)
 	return nk_failures ? 1 : 0;
 }
 
+/* notify's tally of one end */
+struct heard {
+	int ifindex, newlink, new_link, dellink, del_link;
+	__u32 new_pid;
+};
+
+static void hear(const struct nlmsghdr *h, struct heard *e, int n)
+{
+	struct nk_link l;
+	int i;
+
+	if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK)
+		return;
+	nk_link_parse(h, &l);
+	for (i = 0; i < n; i++) {
+		if (l.ifindex != e[i].ifindex)
+			continue;
+		if (h->nlmsg_type == RTM_NEWLINK) {
+			if (!e[i].newlink++) {
+				e[i].new_pid = h->nlmsg_pid;
+				e[i].new_link = l.link;
+			}
+		} else {
+			e[i].dellink++;
+			e[i].del_link = l.link;
+		}
+	}
+}
+
+/* Reads what the listener heard within ms, into e. */
+static void listen_for(int fd, struct heard *e, int n, int ms)
+{
+	char buf[65536] __attribute__((aligned(NLMSG_ALIGNTO)));
+	double end = nk_now() + ms / 1000.0;
+	const struct nlmsghdr *h;
+	int len;
+
+	while (nk_now() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 20) <= 0)
+			continue;
+		len = recv(fd, buf, sizeof(buf), 0);
+		if (len <= 0)
+			continue;
+		for (h = (void *)buf; NLMSG_OK(h, (unsigned int)len); h = NLMSG_NEXT(h, len))
+			hear(h, e, n);
+	}
+}
+
+static int notify(int argc, char **argv)
+{
+	struct nk_pair_spec sp;
+	struct sockaddr_nl self = { 0 }, sa = { .nl_family = AF_NETLINK,
+						 .nl_groups = RTMGRP_LINK };
+	struct heard e[2] = { { 0 }, { 0 } };
+	socklen_t slen = sizeof(self);
+	struct nk_nl nl;
+	char ext[256];
+	int fd, err, i;
+
+	if (argc != 2)
+		nk_usage("netkit-devstate", usage_text);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		nk_report(0, "notify: a listener of RTNLGRP_LINK: %s", strerror(errno));
+		return 1;
+	}
+	err = nk_nl_open(&nl, 0);
+	if (!err && getsockname(nl.fd, (struct sockaddr *)&self, &slen))
+		err = -errno;
+	if (!err) {
+		sp = (struct nk_pair_spec)NK_PAIR_SPEC(argv[0], argv[1]);
+		sp.mode = NETKIT_L3;
+		err = nk_netkit_add(&nl, &sp, ext, sizeof(ext));
+	}
+	if (err) {
+		nk_report(0, "notify: the pair %s/%s: %s %s", argv[0], argv[1], nk_errname(err), ext);
+		return 1;
+	}
+	e[0].ifindex = if_nametoindex(argv[0]);
+	e[1].ifindex = if_nametoindex(argv[1]);
+	listen_for(fd, e, 2, 500);
+	err = nk_link_del(&nl, e[0].ifindex);
+	if (err) {
+		nk_report(0, "notify: deleting %s: %s", argv[0], nk_errname(err));
+		return 1;
+	}
+	listen_for(fd, e, 2, 500);
+	printf("self pid=%u\n", self.nl_pid);
+	for (i = 0; i < 2; i++) {
+		printf("newlink %s count=%d pid=%u link=%d\n", i ? "peer" : "primary",
+		       e[i].newlink, e[i].new_pid, e[i].new_link);
+		printf("dellink %s count=%d link=%d\n", i ? "peer" : "primary", e[i].dellink,
+		       e[i].del_link);
+	}
+	nk_nl_close(&nl);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -691,5 +802,7 @@ int main(int argc, char **argv)
 		return peerdown(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "frames"))
 		return frames(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "notify"))
+		return notify(argc - 2, argv + 2);
 	nk_usage(argv[0], usage_text);
 }

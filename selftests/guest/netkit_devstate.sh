@@ -31,6 +31,7 @@
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits;
 #    its name's assign type (given: user; left to the kernel: enum);
+#  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;
 #  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made
 #    (each alone, and both);
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
@@ -60,7 +61,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nks1 nku1 nkh1 nkg1 nkj1 nkt1 nko1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkx1 nks1 nku1 nkn1 nkh1 nkg1 nkj1 nkt1 nko1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -200,6 +201,22 @@ for e in "nkc1 3" "nkc0 3" "nku1 3" "${pn:-?} 1"; do
 	expect "$1: name_assign_type $2 (got ${t:-none})" $?
 done
 ip link del nku1
+
+# ---- what a listener hears --------------------------------------------
+# RTNLGRP_LINK while a pair is made and deleted (netkit-devstate notify):
+# each end is announced (RTM_NEWLINK), the peer by netkit_new_link()
+# itself, for no requester (nlmsg_pid 0; the primary by rtnetlink, which
+# in 6.1 names no requester either); the deletion announces each end gone
+# once (RTM_DELLINK), neither naming a peer any more (IFLA_LINK 0:
+# netkit_del_link() cleared both).
+out=$(netkit-devstate notify nkn1 nkn0)
+expect "netkit-devstate notify ran" $?
+printf '%s\n' "$out" | diag_lines
+expect_match "the peer announced, for no requester" '^newlink peer count=[1-9][0-9]* pid=0 ' "$out"
+expect_match "the primary announced" '^newlink primary count=[1-9][0-9]* ' "$out"
+expect_match "the primary's deletion heard once, naming no peer" '^dellink primary count=1 link=0$' \
+	"$out"
+expect_match "the peer's deletion heard once, naming no peer" '^dellink peer count=1 link=0$' "$out"
 
 # ---- the peer down ---------------------------------------------------
 # nkx1 and nkx0 up, the peer with an address and IPv6, so that its
