@@ -7,6 +7,7 @@
  *   netkit-devstate peerdown PRIMARY PEER SECONDS
  *   netkit-devstate frames PRIMARY NETNS|- COUNT
  *   netkit-devstate notify PRIMARY PEER
+ *   netkit-devstate cycles pair|pair-fail|link|link-nofd N
  *
  * show: one line of what RTM_GETLINK reports for DEV: the flags IFF_UP
  * and IFF_LOWER_UP, IFLA_CARRIER (the carrier as such, also of a device
@@ -63,6 +64,16 @@
  * link=L"), and "self pid=P", the portid of the socket that made the
  * requests.
  *
+ * cycles: N times (after N / 5 unmeasured) what makes and frees netkit's
+ * objects, then the slab cache whose objects in use grew most over the
+ * N, and by how many (lib/'s nk_slab_cycles(): "pair cycles=N
+ * grew_most=CACHE grew_by=K"): "pair" makes an l2 pair nkcy1/nkcy0 and
+ * deletes it (both net_devices); "pair-fail" asks for a pair whose peer
+ * is to be named lo (refused with EEXIST once the peer was made); "link"
+ * makes a netkit link at the primary of the pair nkcz1/nkcz0 and closes
+ * it; "link-nofd" asks for that link with no fd free (EMFILE once the
+ * link was made).
+ *
  * Each check prints an "ok - ..." or "not ok - ..." line; the exit status
  * is 1 if one failed, 2 on bad usage, else 0.
  */
@@ -94,7 +105,8 @@
 
 static const char *usage_text =
 	"show DEV | xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT | "
-	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT | notify PRIMARY PEER";
+	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT | notify PRIMARY PEER | "
+	"cycles pair|pair-fail|link|link-nofd N";
 
 static const char *operstate_name(int s)
 {
@@ -791,6 +803,86 @@ static int notify(int argc, char **argv)
 	return 0;
 }
 
+/* what one cycle of "cycles" works on */
+struct cyc {
+	const char *kind;
+	struct nk_nl nl;
+	int ifindex, prog;
+	char ext[256];
+};
+
+static int cycle(void *arg, int i)
+{
+	struct cyc *c = arg;
+	struct nk_pair_spec sp = NK_PAIR_SPEC("nkcy1", "nkcy0");
+	int err, link;
+
+	(void)i;
+	c->ext[0] = 0;
+	sp.mode = NETKIT_L2;
+	if (!strcmp(c->kind, "pair")) {
+		err = nk_netkit_add(&c->nl, &sp, c->ext, sizeof(c->ext));
+		return err ? err : nk_link_del(&c->nl, if_nametoindex("nkcy1"));
+	}
+	if (!strcmp(c->kind, "pair-fail")) {
+		sp.peer = "lo";
+		err = nk_netkit_add(&c->nl, &sp, c->ext, sizeof(c->ext));
+		return err == -EEXIST ? 0 : err ? err : -EPROTO;
+	}
+	if (!strcmp(c->kind, "link")) {
+		link = nk_link_create(c->ifindex, BPF_NETKIT_PRIMARY, c->prog, 0, 0, 0);
+		if (link < 0)
+			return link;
+		close(link);
+		return 0;
+	}
+	/* link-nofd: no fd free, the link is made, then refused its fd */
+	err = nk_link_create_nofd(c->ifindex, BPF_NETKIT_PRIMARY, c->prog);
+	return err == -EMFILE ? 0 : err ? err : -EPROTO;
+}
+
+static int cycles(int argc, char **argv)
+{
+	static struct cyc c;
+	struct nk_pair_spec sp = NK_PAIR_SPEC("nkcz1", "nkcz0");
+	const char *name;
+	int err, n, failed = 0;
+	long grew;
+
+	if (argc != 2 || (strcmp(argv[0], "pair") && strcmp(argv[0], "pair-fail") &&
+			  strcmp(argv[0], "link") && strcmp(argv[0], "link-nofd")) ||
+	    (n = atoi(argv[1])) <= 0)
+		nk_usage("netkit-devstate", usage_text);
+	c.kind = argv[0];
+	c.prog = -1;
+	err = nk_nl_open(&c.nl, 0);
+	if (!err && !strncmp(c.kind, "link", 4)) {
+		err = nk_netkit_add(&c.nl, &sp, c.ext, sizeof(c.ext));
+		c.ifindex = if_nametoindex("nkcz1");
+		c.prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, BPF_NETKIT_PRIMARY, NETKIT_NEXT,
+				      "nk_pass");
+		if (!err && c.prog < 0)
+			err = c.prog;
+	}
+	if (err) {
+		nk_report(0, "cycles %s: setting up: %s %s", c.kind, nk_errname(err), c.ext);
+		return 1;
+	}
+	grew = nk_slab_cycles(n, cycle, &c, &name, &failed);
+	if (c.ifindex)
+		nk_link_del(&c.nl, c.ifindex);
+	if (grew < 0) {
+		printf("%s cycle %d: %s%s%s\n", c.kind, failed, nk_errname(grew),
+		       c.ext[0] ? ": " : "", c.ext);
+		return 1;
+	}
+	printf("%s cycles=%d grew_most=%s grew_by=%ld\n", c.kind, n, name, grew);
+	if (c.prog >= 0)
+		close(c.prog);
+	nk_nl_close(&c.nl);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -804,5 +896,7 @@ int main(int argc, char **argv)
 		return frames(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "notify"))
 		return notify(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "cycles"))
+		return cycles(argc - 2, argv + 2);
 	nk_usage(argv[0], usage_text);
 }

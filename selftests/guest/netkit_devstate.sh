@@ -32,6 +32,9 @@
 #    qdisc and the offload features, MTU and GSO size at their limits;
 #    its name's assign type (given: user; left to the kernel: enum);
 #  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;
+#  - what is made is freed: pairs refused after their peer was made,
+#    links made and closed, refused their fd, hundreds of times, leave no
+#    slab cache grown by half as many objects;
 #  - headroom: IFLA_NETKIT_HEADROOM and TAILROOM of both ends as made
 #    (each alone, and both);
 #    an end in a bridge gets ndo_set_rx_headroom() calls, and both ends
@@ -495,6 +498,24 @@ both_hr "the bridge asks the primary for 84, the peer now has NET_SKB_PAD $pad" 
 ip link del nkj1 && [ ! -e /sys/class/net/nkbr/brif/nkj1 ] &&
 	[ -e /sys/class/net/nkbr/brif/nkvx ]
 expect "nkj1 deleted while a bridge port: the bridge lost that port, kept the vxlan one" $?
+
+# ---- what is made is freed --------------------------------------------
+# Cycles of what makes and frees netkit's objects (netkit-devstate
+# cycles): a pair refused once its peer was made (its peer named lo), a
+# netkit link made and closed, a link refused its fd (no fd free), 500
+# times each (the kernel threads the workqueues add meanwhile are taken
+# off: a kworker takes a struct pid, a task_struct, ...). After a fifth
+# more unmeasured, an object left behind by each cycle would leave that
+# many more in use in its slab cache; the check allows no cache half of
+# that (/proc/slabinfo, the cache that grew most). Not yet here: pairs
+# made and deleted ("cycles pair"): in one run on the unmutated kernel
+# kmalloc-8 grew by 184 over 200 pairs (under 100 in the seven runs
+# after it), not yet explained.
+for kind in pair-fail link link-nofd; do
+	cycles=500
+	case $kind in *:*) cycles=${kind#*:} kind=${kind%%:*} ;; esac
+	cycles_ok "$kind" "$cycles" netkit-devstate cycles "$kind" "$cycles"
+done
 
 cleanup
 ! ip link show nkc1 >/dev/null 2>&1 && ! ip link show nkbr >/dev/null 2>&1 &&
