@@ -241,6 +241,8 @@ static int bpf_dirty(int cmd, union bpf_attr *base, size_t off, unsigned int siz
 
 static const __u8 mac_ok[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
 static const __u8 mac_mcast[6] = { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 };
+/* a unicast address with two bytes past an Ethernet one */
+static const __u8 mac_long[8] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77 };
 
 /*
  * The table's objects, O(x) the one named x: its netkit primary and
@@ -371,6 +373,10 @@ static const struct nl_case nl_cases[] = {
 	{ "newlink: 4-byte IFLA_ADDRESS for the peer (L2)", { AD(IFLA_ADDRESS, 4, mac_ok) },
 	  .exp = -EINVAL, .peer = PX, .where = W_PEER, .l2 = 1 },
 	{ "newlink: 4-byte IFLA_ADDRESS for the primary (L2)", { AD(IFLA_ADDRESS, 4, mac_ok) },
+	  .exp = -EINVAL, .where = W_TOP, .l2 = 1 },
+	{ "newlink: 8-byte IFLA_ADDRESS for the peer (L2)", { AD(IFLA_ADDRESS, 8, mac_long) },
+	  .exp = -EINVAL, .peer = PX, .where = W_PEER, .l2 = 1 },
+	{ "newlink: 8-byte IFLA_ADDRESS for the primary (L2)", { AD(IFLA_ADDRESS, 8, mac_long) },
 	  .exp = -EINVAL, .where = W_TOP, .l2 = 1 },
 	{ "newlink: multicast IFLA_ADDRESS for the peer (L2)", { AD(IFLA_ADDRESS, 6, mac_mcast) },
 	  .exp = -EADDRNOTAVAIL, .peer = PX, .where = W_PEER, .l2 = 1 },
