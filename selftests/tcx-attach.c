@@ -12,6 +12,9 @@
  *   tcx-attach DEV class MINOR
  *   tcx-attach DEV cycles clsact|ingress|link|prog|prog-fail|link-fail|link-nofd|dev N
  *   tcx-attach replace PINPATH
+ *   tcx-attach DEV send
+ *   tcx-attach NAME tap
+ *   tcx-attach NAME inject
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -45,18 +48,33 @@
  * the link pinned at PINPATH to a new pass program (tcx_repl) with
  * BPF_F_REPLACE twice, printing each answer: first naming as the old
  * program one that is not the link's (the new one), then the link's
- * own. 6.1's iproute2
+ * own. "send" hands DEV one frame to transmit through an AF_PACKET socket
+ * (dev_queue_xmit(), so past DEV's egress hooks) and prints what the
+ * sender is told: "sent", or the errno's name. "tap" makes a persistent
+ * tap device NAME (no queue attached; ip link del removes it). "inject"
+ * takes NAME's queue, writes one frame into it (the tap's receive path:
+ * netif_receive_skb(), past NAME's ingress hooks) with a packet socket for
+ * its ethertype on NAME, and prints whether that socket got the frame
+ * within 1 s ("delivered", "not delivered"). 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <net/if.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <linux/bpf.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <linux/if_tun.h>
 #include <linux/pkt_sched.h>
 
 #include "lib/netkit-lib.h"
@@ -76,8 +94,10 @@ static int usage(const char *argv0)
 		"       %s DEV clsact-root\n"
 		"       %s DEV class MINOR\n"
 		"       %s DEV cycles clsact|ingress|link|prog|prog-fail|link-fail|link-nofd|dev N\n"
-		"       %s replace PINPATH\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
-		argv0);
+		"       %s replace PINPATH\n"
+		"       %s DEV send\n"
+		"       %s NAME tap|inject\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
+		argv0, argv0, argv0);
 	return 2;
 }
 
@@ -102,6 +122,79 @@ static int replace(const char *pin)
 	printf("old program not the link's: %s\n", err ? strerror(-err) : "updated");
 	err = nk_link_update(link, prog, BPF_F_REPLACE, old);
 	printf("old program the link's: %s\n", err ? strerror(-err) : "updated");
+	return 0;
+}
+
+/* The frames of "send" and "inject": broadcast, a local experimental ethertype */
+#define FRAME_PROTO	0x88b5
+
+static void frame(unsigned char *f, size_t len)
+{
+	memset(f, 0, len);
+	memset(f, 0xff, ETH_ALEN);
+	f[ETH_ALEN] = 0x02;	/* a locally administered source */
+	f[ETH_ALEN + 5] = 0x01;
+	f[2 * ETH_ALEN] = FRAME_PROTO >> 8;
+	f[2 * ETH_ALEN + 1] = FRAME_PROTO & 0xff;
+}
+
+/* "send": one frame out of ifindex through dev_queue_xmit(), the answer */
+static int send_one(int ifindex)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = ifindex,
+				   .sll_protocol = htons(FRAME_PROTO) };
+	unsigned char f[64];
+	int fd = socket(AF_PACKET, SOCK_RAW, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		die("AF_PACKET socket");
+	frame(f, sizeof(f));
+	if (send(fd, f, sizeof(f), 0) == (ssize_t)sizeof(f))
+		printf("sent\n");
+	else
+		printf("%s\n", nk_errname(-errno));
+	close(fd);
+	return 0;
+}
+
+/* NAME's tap queue (persist: keep the device when the fd closes) */
+static int tap_open(const char *name, int persist)
+{
+	struct ifreq ifr = { .ifr_flags = IFF_TAP | IFF_NO_PI };
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr) ||
+	    (persist && ioctl(fd, TUNSETPERSIST, 1)))
+		die(name);
+	return fd;
+}
+
+/* "inject": one frame into NAME's receive path; did a socket get it? */
+static int inject(const char *name)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET,
+				   .sll_protocol = htons(FRAME_PROTO) };
+	unsigned char f[64], buf[256];
+	int tap = tap_open(name, 0), fd, got = 0;
+	double end;
+
+	sll.sll_ifindex = if_nametoindex(name);
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(FRAME_PROTO));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		die("AF_PACKET socket");
+	frame(f, sizeof(f));
+	if (write(tap, f, sizeof(f)) != (ssize_t)sizeof(f))
+		die("write to the tap");
+	for (end = nk_now() + 1; !got && nk_now() < end;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		if (poll(&p, 1, 50) > 0 && recv(fd, buf, sizeof(buf), 0) > 0)
+			got = 1;
+	}
+	printf("%s\n", got ? "delivered" : "not delivered");
+	close(fd);
+	close(tap);
 	return 0;
 }
 
@@ -261,6 +354,18 @@ int main(int argc, char **argv)
 			die(argv[1]);
 		return class_get(ifindex, strtoul(argv[3], NULL, 16));
 	}
+	if (argc == 3 && !strcmp(argv[2], "send")) {
+		ifindex = if_nametoindex(argv[1]);
+		if (!ifindex)
+			die(argv[1]);
+		return send_one(ifindex);
+	}
+	if (argc == 3 && !strcmp(argv[2], "tap")) {
+		close(tap_open(argv[1], 1));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[2], "inject"))
+		return inject(argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;

@@ -33,7 +33,10 @@
 # qdisc added and deleted, a tcx link made and closed, a tcx program
 # attached and detached, an attach or a link refused after the entry was
 # made, a device deleted with a program, hundreds of times each, leave no
-# memory behind (each frees the tcx entries it made).
+# memory behind (each frees the tcx entries it made). A hook's verdict
+# decides what the sender is told at egress (ENOBUFS for a drop, sent for
+# a packet kept or redirected) and what netif_receive_skb() answers at
+# ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike.
 #
 # Runs in the test guest as root; its output is a TAP stream, one numbered
 # "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
@@ -62,6 +65,7 @@ cleanup() {
 	ip link del tcdx 2>/dev/null
 	ip link del tcdy 2>/dev/null
 	ip link del tcdr 2>/dev/null
+	ip link del tcdt 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND"
 }
@@ -372,6 +376,60 @@ for tcx in on off; do
 		expect "tcx $tcx: ping again without the $hook filters" $?
 	done
 done
+
+# ---- what the sender and the receive path are told --------------------
+# A hook's verdict also decides the answer of what handed it the packet:
+# at egress dev_queue_xmit()'s (a sender's send(): a drop is ENOBUFS, a
+# packet kept or redirected is sent), at ingress netif_receive_skb()'s
+# (NET_RX_DROP, 1, for a drop only; its exit event's ret), for a tc
+# filter's verdicts and a tcx program's alike. tcd0 still has clsact and
+# no filter; tcdt is a tap device (its frames come in through
+# netif_receive_skb()) with clsact, and a packet socket on it says whether
+# a frame got past the hook. cBPF verdicts: 0 TC_ACT_OK, 2 TC_ACT_SHOT,
+# 4 TC_ACT_STOLEN, 7 TC_ACT_REDIRECT (to no device), 8 TC_ACT_TRAP.
+# inject_answer: one frame into tcdt, "delivered|not delivered ret=R".
+inject_answer() {
+	echo >"$TRACE/trace"
+	echo 1 >"$TRACE/events/net/netif_receive_skb_exit/enable"
+	got=$(tcx-attach tcdt inject)
+	echo 0 >"$TRACE/events/net/netif_receive_skb_exit/enable"
+	rets=$(sed -n 's/.*netif_receive_skb_exit: \(ret=[0-9-]*\).*/\1/p' "$TRACE/trace" |
+		tr '\n' ' ')
+	echo "$got ${rets% }"
+}
+tcx-attach tcdt tap && ip link set tcdt up && tc qdisc add dev tcdt clsact
+expect "a tap device tcdt, up, with clsact" $?
+out=$(tcx-attach tcd0 send)
+expect_match "egress, no filter: the sender is told sent ($out)" '^sent$' "$out"
+out=$(inject_answer)
+expect_match "ingress, no filter: delivered, ret 0 ($out)" '^delivered ret=0$' "$out"
+for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
+	7:sent:not.delivered:0 8:sent:not.delivered:0; do
+	code=${v%%:*} v=${v#*:} told=${v%%:*} v=${v#*:} fate=${v%%:*} ret=${v#*:}
+	tc_ok "verdict $code: a tc filter at tcd0's egress" \
+		filter add dev tcd0 egress pref 1 bpf da bytecode "1,6 0 0 $code"
+	out=$(tcx-attach tcd0 send)
+	expect_match "verdict $code at egress: the sender is told $told ($out)" "^$told\$" "$out"
+	tc_ok "verdict $code: a tc filter at tcdt's ingress" \
+		filter add dev tcdt ingress pref 1 bpf da bytecode "1,6 0 0 $code"
+	out=$(inject_answer)
+	expect_match "verdict $code at ingress: $(echo "$fate" | tr . ' '), ret $ret ($out)" \
+		"^$fate ret=$ret\$" "$out"
+	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
+	expect "verdict $code: both filters deleted" $?
+done
+tcx-attach tcd0 egress drop prog && tcx-attach tcdt ingress drop prog
+expect "a tcx drop program at tcd0's egress and tcdt's ingress" $?
+out=$(tcx-attach tcd0 send)
+expect_match "tcx drop at egress: the sender is told ENOBUFS ($out)" '^ENOBUFS$' "$out"
+out=$(inject_answer)
+expect_match "tcx drop at ingress: not delivered, ret 1 ($out)" '^not delivered ret=1$' "$out"
+tcx-attach "$idx_d" egress detach && tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach
+expect "both tcx programs detached" $?
+out=$(tcx-attach tcd0 send)
+expect_match "egress, the program gone: sent again ($out)" '^sent$' "$out"
+ip link del tcdt
+expect "the tap device deleted" $?
 
 # ---- shared filter blocks ---------------------------------------------
 # clsact and ingress take shared filter blocks by index (ingress_block,
