@@ -37,6 +37,8 @@
 # decides what the sender is told at egress (ENOBUFS for a drop, sent for
 # a packet kept or redirected) and what netif_receive_skb() answers at
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike.
+# clsact binds its two blocks for offload as ingress and egress blocks
+# (netdevsim offloads at ingress only).
 #
 # Runs in the test guest as root; its output is a TAP stream, one numbered
 # "ok"/"not ok" line per check (guest lib.sh), and it exits KSFT_FAIL if
@@ -66,6 +68,7 @@ cleanup() {
 	ip link del tcdy 2>/dev/null
 	ip link del tcdr 2>/dev/null
 	ip link del tcdt 2>/dev/null
+	echo 71 >/sys/bus/netdevsim/del_device 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND"
 }
@@ -430,6 +433,42 @@ out=$(tcx-attach tcd0 send)
 expect_match "egress, the program gone: sent again ($out)" '^sent$' "$out"
 ip link del tcdt
 expect "the tap device deleted" $?
+
+# ---- what the hooks' filter blocks are bound as -----------------------
+# clsact binds its ingress block for offload as a clsact ingress block and
+# its egress block as an egress one (the ingress qdisc: as ingress too),
+# and a driver decides by that what it offloads: netdevsim takes cls_bpf
+# offload at ingress only. So a filter that must run in hardware
+# (skip_sw) is taken at clsact's and ingress' ingress (in_hw in the dump)
+# and refused at clsact's egress (EOPNOTSUPP: no block callback there).
+NSIM_ID=71
+NSIM=/sys/bus/netdevsim
+[ -e /sys/kernel/debug/netdevsim ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+echo "$NSIM_ID 1" >"$NSIM/new_device"
+nsim=$(ls "$NSIM/devices/netdevsim$NSIM_ID/net/" 2>/dev/null)
+[ -n "$nsim" ] && ethtool -K "$nsim" hw-tc-offload on &&
+	echo Y >"/sys/kernel/debug/netdevsim/netdevsim$NSIM_ID/ports/0/bpf_tc_non_bound_accept"
+expect "a netdevsim device ($nsim) with hw-tc-offload, taking unbound BPF programs" $?
+skip_sw_filter() { # QDISC HOOK: a skip_sw cls_bpf filter at HOOK under QDISC
+	tc qdisc add dev "$nsim" "$1" &&
+		tc filter add dev "$nsim" "$2" protocol all pref 1 bpf skip_sw da \
+			bytecode '1,6 0 0 0' 2>/tmp/tcx_qdisc.offload
+	r=$?
+	[ $r -eq 0 ] && tc filter show dev "$nsim" "$2" | grep -q ' in_hw' || r=1
+	tc qdisc del dev "$nsim" "$1"
+	return $r
+}
+skip_sw_filter clsact ingress
+expect "clsact ingress: a skip_sw filter is offloaded ($(cat /tmp/tcx_qdisc.offload))" $?
+skip_sw_filter clsact egress
+expect "clsact egress: a skip_sw filter is refused" $((!$?))
+grep -q 'Operation not supported' /tmp/tcx_qdisc.offload
+expect "clsact egress: the refusal is EOPNOTSUPP ($(cat /tmp/tcx_qdisc.offload))" $?
+skip_sw_filter ingress ingress
+expect "ingress qdisc: a skip_sw filter is offloaded ($(cat /tmp/tcx_qdisc.offload))" $?
+echo "$NSIM_ID" >"$NSIM/del_device" && [ ! -e "$NSIM/devices/netdevsim$NSIM_ID" ]
+expect "the netdevsim device deleted" $?
+rm -f /tmp/tcx_qdisc.offload
 
 # ---- shared filter blocks ---------------------------------------------
 # clsact and ingress take shared filter blocks by index (ingress_block,
