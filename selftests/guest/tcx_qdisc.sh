@@ -33,7 +33,8 @@
 # qdisc added and deleted, a tcx link made and closed, a tcx program
 # attached and detached, an attach or a link refused after the entry was
 # made, hundreds of times each, leave no memory behind (each frees the
-# tcx entries it made). A hook's verdict
+# tcx entries it made). Of the devices one deletion takes (a veth pair),
+# each one's links go defunct and its programs are freed. A hook's verdict
 # decides what the sender is told at egress (ENOBUFS for a drop, sent for
 # a packet kept or redirected) and what netif_receive_skb() answers at
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike.
@@ -54,6 +55,7 @@ PIN_EGRESS=/sys/fs/bpf/tcx_qdisc_egress
 PIN_KEY=/sys/fs/bpf/tcx_qdisc_key
 PIN_FIRST=/sys/fs/bpf/tcx_qdisc_first
 PIN_SECOND=/sys/fs/bpf/tcx_qdisc_second
+PIN_FAR=/sys/fs/bpf/tcx_qdisc_far
 
 setup() {
 	ip netns add "$NS" &&
@@ -68,9 +70,11 @@ cleanup() {
 	ip link del tcdy 2>/dev/null
 	ip link del tcdr 2>/dev/null
 	ip link del tcdt 2>/dev/null
+	ip link del tcdb0 2>/dev/null
 	echo 71 >/sys/bus/netdevsim/del_device 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
-	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND"
+	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND" \
+		"$PIN_FAR"
 }
 
 reaches() { # the peer answers pings (both directions cross tcq0)
@@ -555,6 +559,23 @@ for hook in ingress egress; do
 	rev "$hook" "the entry went with the qdisc" 1
 done
 ip link del tcdr
+
+# ---- every device of one deletion -------------------------------------
+# One deletion can take several devices (a veth pair's two ends): the
+# tcx links of each go defunct and its programs are freed, not only
+# those of the device named. A link and a program at tcdb1's hooks; the
+# pair deleted through tcdb0.
+ip link add tcdb0 type veth peer name tcdb1 &&
+	tcx-attach tcdb1 ingress pass link "$PIN_FAR" &&
+	tcx-attach tcdb1 egress drop prog
+expect "a veth pair tcdb0/tcdb1, a tcx link and a tcx program at tcdb1" $?
+ip link del tcdb0
+expect "the pair deleted through tcdb0" $?
+out=$(tcx-attach fdinfo "$PIN_FAR")
+expect_match "the other end's link is defunct (ifindex 0)" '^ifindex:	0$' "$out"
+rm -f "$PIN_FAR"
+[ "$(progs_left)" -eq 0 ]
+expect "the other end's link and program freed" $?
 
 # ---- tcx entries freed ------------------------------------------------
 # What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
