@@ -521,11 +521,14 @@ static void table_netlink(void)
  * a query with room for REPL of P and Q, which must give their count and
  * P's id if REPL; QONE: a query that must find P alone; QPTR: a query with room for REPL ids at a valid
  * prog_ids, and the array REL (1 prog_attach_flags, 2 link_ids, 3
- * link_attach_flags) at the address PROG. BPF_LINK_UPDATE: the new program PROG, FLAGS,
+ * link_attach_flags) at the address PROG; QFILL: a query with room for
+ * REPL in each of its four arrays, which must fill that many slots of
+ * each (ids not 0, attach flags 0) and write nothing before or after
+ * them. BPF_LINK_UPDATE: the new program PROG, FLAGS,
  * old_prog_fd REPL, the link DEV. BPF_LINK_DETACH: the link DEV. With
  * BYTE, the attr is sent with that byte set, SIZE bytes long (0: sizeof).
  */
-enum { ATT = 1, DET, QRY, QCNT, QONE, QPTR, LCR, LKEEP, LUPD, LDET };
+enum { ATT = 1, DET, QRY, QCNT, QONE, QPTR, QFILL, LCR, LKEEP, LUPD, LDET };
 enum { CMD, PROG, FLAGS, REL, REPL, RV, DEV, TYPE, BYTE, SIZE, NF };
 
 struct bpf_case {
@@ -677,6 +680,10 @@ static const struct bpf_case bpf_cases[] = {
 	  { ATT, O_R, BPF_F_REPLACE | BPF_F_BEFORE, O_P, O_Z } },
 	{ "detach: Z (valid)", 0, { DET, O_Z } },
 	{ "query: P and Q again, P first (room for 1)", -ENOSPC, { QCNT, 0, 0, 0, 1 } },
+	{ "query: P and Q, each array's two slots written, nothing around them", 0,
+	  { QFILL, [REPL] = 2 } },
+	{ "query: P and Q, room for 1: each array's first slot, nothing around it", -ENOSPC,
+	  { QFILL, [REPL] = 1 } },
 	{ "detach: Q with the current revision (valid)", 0, { DET, O_Q, 0, 0, 0, REV(0) } },
 
 	{ "query: BPF_F_QUERY_EFFECTIVE", -EINVAL, { QRY, 0, BPF_F_QUERY_EFFECTIVE } },
@@ -807,10 +814,48 @@ static const struct bpf_case bpf_cases[] = {
 	  { LDET, [DEV] = 999, [BYTE] = AFTER(link_detach.link_fd) } },
 };
 
+/*
+ * QFILL: BPF_PROG_QUERY with its four arrays (prog_ids, prog_attach_flags,
+ * link_ids, link_attach_flags) given room for room slots each, amid
+ * guard slots: the answer, and in extra what was written where it
+ * should not have been or not written where it should ("" if neither).
+ */
+#define QF_GUARD	32
+#define QF_POISON	0xa5a5a5a5u
+static int query_fill(int dev, int type, int room, char *extra, size_t sz)
+{
+	static const char *const names[] = { "prog_ids", "prog_attach_flags", "link_ids",
+					     "link_attach_flags" };
+	__u32 arr[4][QF_GUARD + 4 + QF_GUARD];
+	union bpf_attr a;
+	int k, i, got;
+
+	memset(arr, 0xa5, sizeof(arr));
+	nk_query_attr(&a, dev, type, &arr[0][QF_GUARD], &arr[2][QF_GUARD], room);
+	a.query.prog_attach_flags = (unsigned long)&arr[1][QF_GUARD];
+	a.query.link_attach_flags = (unsigned long)&arr[3][QF_GUARD];
+	got = nk_bpf(BPF_PROG_QUERY, &a);
+	extra[0] = 0;
+	for (k = 0; k < 4 && !extra[0]; k++) {
+		for (i = 0; i < QF_GUARD + 4 + QF_GUARD && !extra[0]; i++) {
+			int slot = i - QF_GUARD, in = slot >= 0 && slot < room;
+			__u32 v = arr[k][i];
+
+			if (!in && v != QF_POISON)
+				snprintf(extra, sz, "%s[%d] written (%#x), room for %d", names[k],
+					 slot, v, room);
+			else if (in && (v == QF_POISON || (k == 0 && !v) || (k & 1 && v)))
+				snprintf(extra, sz, "%s[%d] is %#x", names[k], slot, v);
+		}
+	}
+	return got;
+}
+
 static void bpf_rows(const struct bpf_case *r, int n)
 {
 	static const int cmds[] = { [ATT] = BPF_PROG_ATTACH, [DET] = BPF_PROG_DETACH,
 		[QRY] = BPF_PROG_QUERY, [QONE] = BPF_PROG_QUERY, [QPTR] = BPF_PROG_QUERY,
+		[QFILL] = BPF_PROG_QUERY,
 		[LCR] = BPF_LINK_CREATE, [LKEEP] = BPF_LINK_CREATE,
 		[LUPD] = BPF_LINK_UPDATE, [LDET] = BPF_LINK_DETACH };
 	int dev, type, prog, rel, repl, got;
@@ -836,6 +881,10 @@ static void bpf_rows(const struct bpf_case *r, int n)
 				snprintf(extra, sizeof(extra),
 					 "count %u ids %u %u, expected count 2 ids %u 0",
 					 count, ids[0], ids[1], repl ? O(PID) : 0);
+			row(r->name, r->exp, NULL, got, NULL, extra[0] ? extra : NULL);
+			continue;
+		case QFILL:
+			got = query_fill(dev, type, repl, extra, sizeof(extra));
 			row(r->name, r->exp, NULL, got, NULL, extra[0] ? extra : NULL);
 			continue;
 		case QONE:
