@@ -223,12 +223,15 @@ else
 		cp "$BUILD/identity.parts" "$BUILD/initramfs.manifest" "$BUILD/sample.tsv" "$BUILD/strata.tsv" "$round/"
 	fi
 fi
-# save_round: the verdicts so far into the round's directory, under the
-# lock collect writes them with
+# save_round: the verdicts so far into the round's directory, the copy
+# and its rename both under the lock collect writes them with (the
+# guests' workers save at once: a rename outside it found the other's
+# file gone, and its worker stopped)
 save_round() {
 	[ "$phase" = held-out ] && [ -d "$round" ] || return 0
-	flock "$results.lock" cp "$results" "$round/results.tsv.new"
-	mv "$round/results.tsv.new" "$round/results.tsv"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	flock "$results.lock" sh -c 'cp "$1" "$2.new" && mv "$2.new" "$2"' sh \
+		"$results" "$round/results.tsv"
 }
 if [ ! -f "$results" ]; then
 	# The gate: make qemu-test on the schemata kernel, no mutant selected.
@@ -345,9 +348,15 @@ if ! awk -F'\t' '$1 == 0 && $2 == "survived" { found = 1 } END { exit !found }' 
 	guest_loop 0 1 1
 	mv "$BUILD/boot-0.count" "$BUILD/boot-baseline.count"
 fi
+# A guest's loop that stops says so at once: its slot's mutants wait for
+# the next make mutate, and the run would otherwise go on at a fraction
+# of its speed without a word until the others finish.
 pids=()
 for slot in $(seq 0 $((MUTATE_JOBS - 1))); do
-	guest_loop "$slot" "$MUTATE_JOBS" &
+	(
+		trap 'rc=$?; [ "$rc" -eq 0 ] || msg "guest $slot: its loop stopped (exit $rc, see above); its mutants wait for the next make mutate, the other guests go on"' EXIT
+		guest_loop "$slot" "$MUTATE_JOBS"
+	) &
 	pids+=("$!")
 done
 rc=0
