@@ -354,7 +354,8 @@ fi
 pids=()
 for slot in $(seq 0 $((MUTATE_JOBS - 1))); do
 	(
-		trap 'rc=$?; [ "$rc" -eq 0 ] || msg "guest $slot: its loop stopped (exit $rc, see above); its mutants wait for the next make mutate, the other guests go on"' EXIT
+		# (a stop asked for - SIGINT, SIGTERM: 130, 143 - is no failure)
+		trap 'rc=$?; case $rc in 0 | 130 | 143) ;; *) msg "guest $slot: its loop stopped (exit $rc, see above); its mutants wait for the next make mutate, the other guests go on" ;; esac' EXIT
 		guest_loop "$slot" "$MUTATE_JOBS"
 	) &
 	pids+=("$!")
