@@ -9,11 +9,12 @@
 # kbuild used for it in KBUILD_OUT (its .OBJECT.cmd; the build must be
 # there, e.g. make kernel's $BUILD/kernel): once from the tree, once with
 # the sed expression SED applied to a copy of SOURCE (a path in the tree:
-# the object's .c file or a header it includes, which the copy then
-# shadows). Both runs map the copy's path to the tree's (__FILE__ is the
+# the object's .c file, or a header under include/ that it includes,
+# which the copy then shadows). Both runs map the copy's path to the tree's (__FILE__ is the
 # same), and the disassembly with relocations (objdump -dr) is compared,
 # the serial numbers of __UNIQUE_ID symbols left out (__COUNTER__ moves
-# with every macro that takes one). Prints IDENTICAL or DIFFERENT with
+# with every macro that takes one). The compile only: objtool and the
+# like, which kbuild runs after it, run on neither copy. Prints IDENTICAL or DIFFERENT with
 # the diff; exit 0 for identical, 1 for different, 2 for an error
 # (nothing changed by SED, no command line). Writes to a temporary
 # directory only; the tree and KBUILD_OUT are left as they were.
@@ -34,6 +35,9 @@ cmdfile=$kbuild/$(dirname "$obj")/.$(basename "$obj").cmd
 cmd=$(awk -v k="cmd_$obj" '$1 == k && $2 == ":=" { sub(/^[^=]*:= /, ""); print; exit }' "$cmdfile")
 [ -n "$cmd" ] || die "no cmd_$obj in $cmdfile"
 cmd=$(sed -e 's/-Wp,-MMD,[^ ]* //' -e 's/^ccache //' <<<"$cmd")
+# the compile alone: what follows the first ';' (objtool, recordmcount)
+# works on kbuild's own object, which must stay as it is
+cmd=${cmd%%;*}
 
 work=$(mktemp -d /tmp/objcmp.XXXXXX)
 trap 'rm -rf "$work"' EXIT
