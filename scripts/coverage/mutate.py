@@ -736,6 +736,13 @@ def cmd_report(a):
         fpop = sum(n for (ff, _), n in pop.items() if ff == f)
         w(f'| **{f}** | all | {fpop} | {sum(c.values())} | ' + ' | '.join(str(c[x]) for x in cols) +
           f' | {score(c)} |\n')
+    ops = collections.defaultdict(collections.Counter)
+    for (_, op), c in rows.items():
+        ops[op].update(c)
+    for op, c in sorted(ops.items()):
+        opop = sum(n for (_, o), n in pop.items() if o == op)
+        w(f'| all | **{op}** | {opop} | {sum(c.values())} | ' + ' | '.join(str(c[x]) for x in cols) +
+          f' | {score(c)} |\n')
     w(f'| **all** | all | {sum(pop.values())} | {sum(totals.values())} | ' +
       ' | '.join(str(totals[x]) for x in cols) + f' | {score(totals)} |\n\n')
     n_nb = sum(int(r['nobuild']) for r in srows)

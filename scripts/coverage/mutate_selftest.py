@@ -395,6 +395,9 @@ def test_report(tmp):
         txt = out.getvalue()
         check(f'{phase}: the headline says {word} and the population score 85.7 % (0.9 * 20 / 21)',
               word in txt and '85.7 %' in txt and '95 % CI' in txt, txt[:400])
+    check('the tables: a row per file and a row per operator over all files, with the population',
+          '| **mprog.c** | all | 21 | 10 | 9 | 0 | 1 |' in txt and '| all | **eq_negate** | 21 | 10 | 9 | 0 | 1 |' in txt,
+          txt)
     with open(v) as f:
         rows = [ln for ln in f if not ln.startswith('#')]
     check('the raw verdicts: a row per verdict with key, file, line, operator, test, hits, boot',
