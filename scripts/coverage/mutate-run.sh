@@ -22,7 +22,7 @@
 # kernel, kmemleak=on; the gate with DEBUG=1's command line.
 #
 # The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
-# being the kernel, the initramfs and the tests: a run that is stopped
+# being the kernel, the initramfs, the tests and how they are run: a run that is stopped
 # goes on where it was (the same seed, still held out), and a change to
 # any of them starts afresh. Kills carry over from an earlier results
 # file of the same kernel only for an after round, by each mutant's full
@@ -148,7 +148,9 @@ python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" "${area_args[
 # linker and pahole with their versions) -, what the initramfs holds
 # (mutate.py manifest: without times and module signatures), the tests,
 # and the harness that judges (selftests/areas: which area's tests judge
-# a mutant, by its file). Inputs and contents, not the bzImage's and the
+# a mutant, by its file; qemu/mutate-init, mutate.py and the splat
+# pattern), and how a mutant's guest runs (run-qemu.sh DESCRIBE=1: the
+# kernel command line, the CPUs and memory, the boot's limit). Inputs and contents, not the bzImage's and the
 # cpio's bytes: kbuild makes a new module signing key for every build,
 # which the bzImage carries and bpf_testmod.ko is signed with, so no two
 # builds match byte for byte, and a round stopped on one machine could
@@ -161,7 +163,9 @@ printf '%s %s\n' >"$BUILD/identity.parts" \
 	kernel-config "$(hash_of "$KBUILD_OUT/.config")" \
 	initramfs "$(hash_of "$BUILD/initramfs.manifest")" \
 	tests "$(hash_of "$BUILD/tests.tsv" "${records[@]}" "$TOP/selftests/areas")" \
-	harness "$(hash_of "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" "$KERNEL_SPLAT_RE")"
+	harness "$(hash_of "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" "$KERNEL_SPLAT_RE")" \
+	guest "$(VERDICT=mutate RUN_DIR="$BUILD" CMDLINE="${CMDLINE:+$CMDLINE }$mut_cmdline" \
+		BOOT_TIMEOUT="$mut_boot_timeout" DESCRIBE=1 "$TOP/scripts/run-qemu.sh" | sha256sum | cut -c1-16)"
 identity=$(hash_of "$BUILD/identity.parts")
 # a round in the repository that the registry still judges on another
 # identity: say which parts differ before mutate.py seed abandons it
