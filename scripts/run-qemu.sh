@@ -59,6 +59,8 @@
 #                  show; SHOW_RESULT=1 streams the result port too
 #   BOOT_STEP      the step's name; TIMEOUT_HINT the variable that sets
 #                  the limit, for the message
+#   DESCRIBE       1: print the settings above that decide how the guest
+#                  runs (one line) and boot nothing
 #
 # ARCH (lib.sh) chooses the QEMU binary, the machine, the kernel image and
 # the two ports: x86_64 qemu-system-x86_64's default machine, bzImage,
@@ -109,6 +111,15 @@ BOOT_MARK_IN=${BOOT_MARK_IN:-console}
 STOP_RE=${STOP_RE:-}
 SHOW=${SHOW:-all}
 
+# DESCRIBE=1: print how the guest would be run (the kernel command line,
+# the machine's settings) and stop, booting nothing: make mutate keeps it
+# in its identity, since these decide verdicts as much as the tests do.
+if [ -n "${DESCRIBE:-}" ]; then
+	printf 'arch=%s append=%s cmdline=%s accel=%s cpu=%s tcg=%s smp=%s mem=%s icount=%s seed=%s boot_timeout=%s\n' \
+		"$ARCH" "$APPEND" "${CMDLINE:-}" "$ACCEL" "$QEMU_CPU" "$TCG_OPTS" "$SMP" "$MEM" "$ICOUNT" \
+		"$GUEST_SEED" "$BOOT_TIMEOUT"
+	exit 0
+fi
 step "${BOOT_STEP:-boot}"
 case $VERDICT in
 tests | debian | bench | regress | mutate) ;;

@@ -22,7 +22,7 @@
 # kernel, kmemleak=on; the gate with DEBUG=1's command line.
 #
 # The verdicts are kept in $BUILD/results/<identity>.tsv, the identity
-# being the kernel, the initramfs and the tests: a run that is stopped
+# being the kernel, the initramfs, the tests and how they are run: a run that is stopped
 # goes on where it was (the same seed, still held out), and a change to
 # any of them starts afresh. Kills carry over from an earlier results
 # file of the same kernel only for an after round, by each mutant's full
@@ -78,8 +78,10 @@ if [ "${MUTATE_DEBUG:-}" = 1 ]; then
 	mut_cmdline='kmemleak=on'
 	gate_env=(CMDLINE="${CMDLINE:+$CMDLINE }panic_on_warn=1 kmemleak=on" TIMEOUT=3600 BOOT_TIMEOUT=180)
 	gate_debug=1
+	# until /init: the debug kernel's, as make qemu-test DEBUG=1 allows it
+	mut_boot_timeout=180
 else
-	kind=test mut_cmdline='' gate_env=() gate_debug=''
+	kind=test mut_cmdline='' gate_env=() gate_debug='' mut_boot_timeout=120
 fi
 
 step mutate-run
@@ -146,7 +148,9 @@ python3 "$TOP/scripts/coverage/mutate.py" tests --tree "$MUT_TREE" "${area_args[
 # linker and pahole with their versions) -, what the initramfs holds
 # (mutate.py manifest: without times and module signatures), the tests,
 # and the harness that judges (selftests/areas: which area's tests judge
-# a mutant, by its file). Inputs and contents, not the bzImage's and the
+# a mutant, by its file; qemu/mutate-init, mutate.py and the splat
+# pattern), and how a mutant's guest runs (run-qemu.sh DESCRIBE=1: the
+# kernel command line, the CPUs and memory, the boot's limit). Inputs and contents, not the bzImage's and the
 # cpio's bytes: kbuild makes a new module signing key for every build,
 # which the bzImage carries and bpf_testmod.ko is signed with, so no two
 # builds match byte for byte, and a round stopped on one machine could
@@ -159,13 +163,15 @@ printf '%s %s\n' >"$BUILD/identity.parts" \
 	kernel-config "$(hash_of "$KBUILD_OUT/.config")" \
 	initramfs "$(hash_of "$BUILD/initramfs.manifest")" \
 	tests "$(hash_of "$BUILD/tests.tsv" "${records[@]}" "$TOP/selftests/areas")" \
-	harness "$(hash_of "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" "$KERNEL_SPLAT_RE")"
+	harness "$(hash_of "$TOP/qemu/mutate-init" "$TOP/scripts/coverage/mutate.py" "$KERNEL_SPLAT_RE")" \
+	guest "$(VERDICT=mutate RUN_DIR="$BUILD" CMDLINE="${CMDLINE:+$CMDLINE }$mut_cmdline" \
+		BOOT_TIMEOUT="$mut_boot_timeout" DESCRIBE=1 "$TOP/scripts/run-qemu.sh" | sha256sum | cut -c1-16)"
 identity=$(hash_of "$BUILD/identity.parts")
 # a round in the repository that the registry still judges on another
 # identity: say which parts differ before mutate.py seed abandons it
 for d in "$TOP"/selftests/results/mutate-round-*; do
 	[ -f "$d/identity.parts" ] || continue
-	if [ "$(awk -F'\t' -v s="${d##*-}" '!/^#/ && $1 == s { print $6 }' "$REGISTRY")" = judging ] &&
+	if [ "$(awk -F'\t' -v s="${d##*-}" -v k="$kind" '!/^#/ && $1 == s && $3 == k { print $6 }' "$REGISTRY")" = judging ] &&
 		[ "$(cat "$d/identity" 2>/dev/null)" != "$identity" ]; then
 		msg "the round of seed ${d##*-} ($d) was judged on identity $(cat "$d/identity"), this build is $identity;" \
 			"parts that differ: $(diff "$d/identity.parts" "$BUILD/identity.parts" | sed -n 's/^> \([^ ]*\) .*/\1/p' | tr '\n' ' ')" \
@@ -204,6 +210,14 @@ for d in "$TOP"/selftests/results/mutate-round-*; do
 		msg "$d removed: the registry has its seed ${d##*-} ${other:-not at all}, no longer being judged"
 	fi
 done
+# a round that stopped before any mutant was judged takes a new identity
+# (mutate.py seed): its directory goes, and the sample is drawn again
+if [ "$phase" = held-out ] && [ -f "$round/sample.tsv" ] &&
+	[ "$(cat "$round/identity" 2>/dev/null)" != "$identity" ] &&
+	[ "$(awk -F'\t' -v s="$seed" '!/^#/ && $1 == s { print $5 }' "$REGISTRY")" = "$identity" ]; then
+	msg "seed $seed: no mutant of its round had been judged on identity $(cat "$round/identity" 2>/dev/null || echo '?'); drawn again on $identity"
+	rm -rf "$round"
+fi
 restore=''
 if [ "$phase" = held-out ] && [ -f "$round/sample.tsv" ]; then
 	[ "$(cat "$round/identity" 2>/dev/null)" = "$identity" ] ||
@@ -323,7 +337,7 @@ guest_loop() {
 		# its lock). run-qemu.sh fails only when QEMU could not run.
 		VERDICT=mutate VERDICT_ARGS="$BUILD/sample.tsv $results" GUEST_ROOT=dir EXTRA_ROOT="$dir/root" \
 			BOOT_STEP=mutate-boot-$slot RUN_DIR="$dir" BZIMAGE="$BZ" INITRAMFS="$INITRD" \
-			CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT=120 KBUILD_OUT="$KBUILD_OUT" \
+			CMDLINE="${CMDLINE:+$CMDLINE }$cmdline" TIMEOUT="$limit" BOOT_TIMEOUT="$mut_boot_timeout" KBUILD_OUT="$KBUILD_OUT" \
 			"$TOP/scripts/run-qemu.sh" >"$dir/run-qemu.log" 2>&1 ||
 			die "guest $slot boot $boot: run-qemu.sh failed (QEMU could not run, or exited with an error); see $dir/run-qemu.log"
 		"$TOP/scripts/verdict.sh" "$dir" >"$dir/verdict.log" 2>&1 ||

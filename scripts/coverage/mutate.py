@@ -548,7 +548,16 @@ def cmd_collect(a):
                              f'console {os.path.join(a.dir, "console.log")}')
         verdict, detail = judge(kind, detail, running or '?', hit, pos, alone, history(results, mid))
         out.append((mid, verdict, running or '?', hits, detail, boot, pos, int(alone), key))
-    if not started:
+    if not started and a.status == 'boot-timeout' and plan and plan[0] != '0' and \
+            planned[0][1:2] != ['1']:
+        # the kernel did not reach /init within the boot's limit, before any
+        # mutant was selected (an INIT one is judged above): a slow boot, not
+        # the mutant's doing; its first mutant runs again (three times at most)
+        mid = int(plan[0])
+        verdict, detail = judge('stop', 'the boot passed its limit before /init', '?', False, 0, alone,
+                                history(results, mid))
+        out.append((mid, verdict, '?', '0', detail, boot, 0, int(alone), sample.get(plan[0], {}).get('key', '')))
+    elif not started:
         raise SystemExit(f'mutate: the guest started no mutant (plan {plan[:3]}...); '
                          f'console {os.path.join(a.dir, "console.log")}, result {os.path.join(a.dir, "result")}')
     # one write: guests that run at once append to the same file
@@ -642,10 +651,14 @@ def estimate(strata, judged):
     p_run = sum(strata[h][0] / n_cov * sum(v) / len(v) for h, v in covered.items())
     w = [strata[h][0] / len(v) for h, v in covered.items() for _ in v]
     n_eff = sum(w) ** 2 / sum(x * x for x in w)
-    lo, hi = wilson(p_run, n_eff)
+    # every executed mutant of every stratum judged (the debug kind's 46):
+    # a census, whose score has no sampling error
+    census = n_cov == n_run and all(len(v) == strata[h][0] for h, v in covered.items())
+    lo, hi = (p_run, p_run) if census else wilson(p_run, n_eff)
     f = n_run / (n_run + n_not) if n_run + n_not else 1.0
     return {'n_run': n_run, 'n_notexec': n_not, 'judged': len(w), 'n_eff': n_eff, 'p_run': p_run,
-            'run_ci': (lo, hi), 'p': p_run * f, 'ci': (lo * f, hi * f), 'uncovered': n_run - n_cov}
+            'run_ci': (lo, hi), 'p': p_run * f, 'ci': (lo * f, hi * f), 'uncovered': n_run - n_cov,
+            'census': census}
 
 
 def pct(x):
@@ -691,7 +704,10 @@ def cmd_report(a):
     pending = totals['pending']
     unj = (f"; {totals['unjudged']} unjudged (failed three times without reaching the mutant), left out"
            if totals['unjudged'] else '')
-    if est.get('judged'):
+    if est.get('census'):
+        head = (f"{pct(est['p'])} of the {est['n_run'] + est['n_notexec']} {a.kernel}-kernel mutants that "
+                f"build: every executed one judged ({est['judged']}, a census: no sampling error)")
+    elif est.get('judged'):
         head = (f"{pct(est['p'])} (95 % CI {pct(est['ci'][0])} - {pct(est['ci'][1])}) of the "
                 f"{est['n_run'] + est['n_notexec']} {a.kernel}-kernel mutants that build, estimated from "
                 f"{est['judged']} judged of a stratified sample (n_eff {est['n_eff']:.0f})")
@@ -716,10 +732,14 @@ def cmd_report(a):
             w(f"- without the {est['judged'] - est_eq['judged']} survivors argued equivalent "
               f"(selftests/mutate-equivalent.txt): {pct(est_eq['p'])} (95 % CI {pct(est_eq['ci'][0])} - "
               f"{pct(est_eq['ci'][1])})\n")
-        w('- estimator: stratified by file and operator, each stratum weighted by its share of the '
-          "population (W_h = N_h / N); the interval is Wilson's score interval on the weighted proportion "
-          "with Kish's effective sample size (no stratification gain, no finite-population correction "
-          'claimed)\n\n')
+        if est.get('census'):
+            w('- a census: the sample holds every executed mutant, so the score is counted, not estimated '
+              '(the interval above has no width)\n\n')
+        else:
+            w('- estimator: stratified by file and operator, each stratum weighted by its share of the '
+              "population (W_h = N_h / N); the interval is Wilson's score interval on the weighted proportion "
+              "with Kish's effective sample size (no stratification gain, no finite-population correction "
+              'claimed)\n\n')
     cols = ['killed', 'timeout', 'survived', 'unjudged', 'pending']
     pop = collections.Counter()
     for r in srows:
@@ -824,6 +844,16 @@ def write_seeds(path, rows):
     os.replace(path + '.new', path)
 
 
+def round_judged(registry, seed):
+    """Whether the round of seed kept beside the registry
+    (mutate-round-SEED/results.tsv) has a verdict of a mutant (the
+    baseline's rows, id 0, are none)."""
+    path = os.path.join(os.path.dirname(registry), f'mutate-round-{seed}', 'results.tsv')
+    if not os.path.exists(path):
+        return False
+    return any(r['id'] != 0 and r['verdict'] != 'test' for r in read_results(path))
+
+
 def cmd_seed(a):
     """The seed of this run and its phase: "SEED held-out" for a seed no
     run has drawn (registered now) or one whose held-out round is still
@@ -841,6 +871,18 @@ def cmd_seed(a):
         going = [r for r in same if r['identity'] == a.identity and r['max'] == a.max]
         if going:
             print(f"{going[-1]['seed']} held-out")
+            return
+        # a round with no mutant judged yet (it stopped in its gate or
+        # baseline) has shown nobody anything: it takes the new identity
+        # and draws its sample again, still held out
+        fresh = [r for r in same if r['max'] == a.max and not round_judged(a.registry, r['seed'])]
+        if fresh:
+            r = fresh[-1]
+            r['identity'] = a.identity
+            r['note'] = (r['note'] + '; ' if r['note'] else '') + \
+                f'the kernel or tests changed before any mutant was judged: drawn again ({a.date})'
+            write_seeds(a.registry, rows)
+            print(f"{r['seed']} held-out")
             return
         for r in same:
             r['held_out'] = 'abandoned'

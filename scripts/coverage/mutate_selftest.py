@@ -156,6 +156,10 @@ def test_collect(tmp):
     r = boot(tmp, 'b6c', [10], 'MUT 10 start\nMUT 10 test netkit:tc_netkit_basic rc=0 hits=0 secs=2.0\n',
              con('netkit-mutate: mutant 10 start'), status='timeout', results=res)
     check('the boot limit without a hit: retry', r[0]['verdict'] == 'retry', str(r))
+    r = boot(tmp, 'b6e', [17], '', con('Linux version 6.1'), status='boot-timeout', results=res)
+    check('a boot that did not reach /init in its limit: retry, a harness fault',
+          len(r) == 1 and r[0]['id'] == 17 and r[0]['verdict'] == 'retry' and 'before /init' in r[0]['detail'],
+          str(r))
     # an __init mutant whose kernel died before /init
     d = os.path.join(tmp, 'b6d')
     os.makedirs(d)
@@ -209,7 +213,7 @@ def test_collect(tmp):
     with open(os.path.join(pd, 'plan')) as f:
         plan = f.read().split('\n')[:-1]
     check('plan: a mutant to judge again runs alone', len(plan) == 1 and plan[0].split()[0] in
-          ('2', '3', '5', '7', '8', '10', '13', '14'), str(plan))
+          ('2', '3', '5', '7', '8', '10', '13', '14', '17'), str(plan))
     check('plan: the extra kernel parameters', 'kmemleak=on' in out.getvalue(), out.getvalue())
     check('unjudged and final verdicts stay', last(2) == 'unjudged' and last(1) == 'killed')
 
@@ -303,6 +307,11 @@ def test_estimate():
     e = M.estimate({'A': (900, 0), 'B': (100, 0)}, {'A': [1, 1]})
     check('a stratum without verdicts is left out and reported', e['uncovered'] == 100 and e['p_run'] == 1.0,
           str(e))
+    check('... and a sample is no census', not e['census'], str(e))
+    # every executed mutant judged: A 3 of 3, B 2 of 2, 1 never executed
+    e = M.estimate({'A': (3, 1), 'B': (2, 0)}, {'A': [1, 1, 0], 'B': [1, 1]})
+    check('a census: the score is counted (4 of 6), its interval has no width',
+          e['census'] and abs(e['p'] - 4 / 6) < 1e-9 and e['ci'] == (e['p'], e['p']), str(e))
 
 
 def test_seeds(tmp):
@@ -329,8 +338,18 @@ def test_seeds(tmp):
     check('a finished held-out round is recorded once, then refused',
           seed('2').startswith('refused') and '90.0 %' in read(reg))
     check('the next one after that is 3', seed() == '3 held-out')
-    check('no seed, the tests changed before 3 finished: 3 abandoned, 4 drawn',
-          seed(ident='I9') == '4 held-out' and '3\t2026-12-06\ttest\t300\tI1\tabandoned' in read(reg))
+    check('no seed, the tests changed before any mutant of 3 was judged: 3 drawn again on them',
+          seed(ident='I8') == '3 held-out' and '3\t2026-12-06\ttest\t300\tI8\tjudging' in read(reg))
+    rd = os.path.join(tmp, 'mutate-round-3')
+    os.makedirs(rd)
+    write(os.path.join(rd, 'results.tsv'), '# r\n0\ttest\tnetkit:t1\t0\t1.0\tb\t0\t1\t\n'
+          '0\tsurvived\t\t0\t\tb\t0\t1\t\n')
+    check('... a round with the baseline only is no judged round',
+          seed(ident='I7') == '3 held-out' and '\tI7\tjudging' in read(reg))
+    write(os.path.join(rd, 'results.tsv'), '# r\n0\tsurvived\t\t0\t\tb\t0\t1\t\n'
+          '7\tkilled\tnetkit:t1\t3\t\tb\t0\t1\tK\n')
+    check('no seed, the tests changed after 3 judged a mutant: 3 abandoned, 4 drawn',
+          seed(ident='I9') == '4 held-out' and '3\t2026-12-06\ttest\t300\tI7\tabandoned' in read(reg))
     check('the registry keeps its header', read(reg).startswith('# registry'))
 
 
