@@ -71,6 +71,7 @@ cleanup() {
 	ip link del tcdr 2>/dev/null
 	ip link del tcdt 2>/dev/null
 	ip link del tcdb0 2>/dev/null
+	ip link del tcdz 2>/dev/null
 	echo 71 >/sys/bus/netdevsim/del_device 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND" \
@@ -576,6 +577,30 @@ expect_match "the other end's link is defunct (ifindex 0)" '^ifindex:	0$' "$out"
 rm -f "$PIN_FAR"
 [ "$(progs_left)" -eq 0 ]
 expect "the other end's link and program freed" $?
+
+# ---- a refused attach leaves the hook as it was ------------------------
+# An attach refused on a hook that already has a program (a stale
+# expected_revision: ESTALE) must leave that hook's entry, program and
+# revision alone: only an entry the refused call made itself is freed.
+# Fifty of them at tcdz's egress, which keeps its pass program; a second
+# later (RCU has had its grace periods) the hook answers as before, and
+# the program detaches as usual.
+ip link add tcdz type dummy && tcx-attach tcdz egress pass prog
+expect "a dummy device tcdz with a tcx program at egress" $?
+idx_z=$(cat /sys/class/net/tcdz/ifindex)
+before=$(tcx-attach "$idx_z" egress query | tr '\n' ' ')
+out=$(tcx-attach tcdz cycles prog-fail 50)
+expect "50 attaches refused at tcdz's egress ($out)" $?
+sleep 1
+after=$(tcx-attach "$idx_z" egress query | tr '\n' ' ')
+[ "$after" = "$before" ]
+expect "the hook unchanged by the refused attaches ($before-> $after)" $?
+tcx-attach "$idx_z" egress detach
+expect "its program detached" $?
+out=$(tcx-attach "$idx_z" egress query | tr '\n' ' ')
+expect_match "no program left, the entry gone ($out)" '^0 programs revision 1 $' "$out"
+ip link del tcdz
+expect "tcdz deleted" $?
 
 # ---- tcx entries freed ------------------------------------------------
 # What makes and frees a hook's tcx entry (a kmalloc), cycled on a dummy
