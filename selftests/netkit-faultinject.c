@@ -749,11 +749,23 @@ static int clsact_call_n(int arg, int add, int fault_n, struct outcome *o)
 	return nl_outcome(&m, fault_n, o, "RTM_%sQDISC %s", add ? "NEW" : "DEL", kind);
 }
 
+/*
+ * The fault loop fails the nth allocation of the call, n = 1, 2, ...; an
+ * allocation that stays after a failed call shifts the count of the calls
+ * after it, and the allocation behind it is never failed. The first
+ * qdisc on the ingress side makes the device's ingress queue
+ * (dev_ingress_queue_create(), kept until the device goes), and the
+ * allocation behind it is ingress_init()'s and clsact_init()'s tcx entry:
+ * so nkfi8 gets its queue here, from an ingress qdisc added and deleted,
+ * and every call of the loop makes the same allocations.
+ */
 static int clsact_setup(int arg)
 {
 	(void)arg;
 	if (!ifindex_of("nkfi8") && !nk_create_up("nkfi8", "nkfi8p"))
 		return 0;
+	if (!clsact_call_n(1, 1, 0, NULL) || !clsact_call_n(1, 0, 0, NULL))
+		return whyf("the ingress qdisc that makes nkfi8's ingress queue could not be added and deleted");
 	return snapshot();
 }
 
