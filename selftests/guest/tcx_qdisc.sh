@@ -426,6 +426,22 @@ for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
 	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
 	expect "verdict $code: both filters deleted" $?
 done
+# A filter action that takes the frame at ingress and hands it on itself
+# answers TC_ACT_CONSUMED (act_mirred's redirect, here out of tcd0): the
+# frame is gone from the receive path, not dropped (ret 0), and goes out
+# of tcd0 once.
+tx=$(cat /sys/class/net/tcd0/statistics/tx_packets)
+tc_ok "a tc filter at tcdt's ingress, its action a mirred redirect out of tcd0" \
+	filter add dev tcdt ingress pref 1 bpf bytecode "1,6 0 0 4294967295" \
+	action mirred egress redirect dev tcd0
+out=$(inject_answer)
+expect_match "mirred redirect at ingress (TC_ACT_CONSUMED): not delivered, ret 0 ($out)" \
+	'^not delivered ret=0$' "$out"
+n=$(($(cat /sys/class/net/tcd0/statistics/tx_packets) - tx))
+[ "$n" -eq 1 ]
+expect "mirred redirect at ingress: the frame went out of tcd0 once ($n)" $?
+tc filter del dev tcdt ingress pref 1
+expect "the mirred filter deleted" $?
 tcx-attach tcd0 egress drop prog && tcx-attach tcdt ingress drop prog
 expect "a tcx drop program at tcd0's egress and tcdt's ingress" $?
 out=$(tcx-attach tcd0 send)
