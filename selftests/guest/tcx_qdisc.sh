@@ -56,6 +56,9 @@ PIN_KEY=/sys/fs/bpf/tcx_qdisc_key
 PIN_FIRST=/sys/fs/bpf/tcx_qdisc_first
 PIN_SECOND=/sys/fs/bpf/tcx_qdisc_second
 PIN_FAR=/sys/fs/bpf/tcx_qdisc_far
+# the netdevsim device of the offload checks
+NSIM_ID=71
+NSIM=/sys/bus/netdevsim
 
 setup() {
 	ip netns add "$NS" &&
@@ -72,7 +75,7 @@ cleanup() {
 	ip link del tcdt 2>/dev/null
 	ip link del tcdb0 2>/dev/null
 	ip link del tcdz 2>/dev/null
-	echo 71 >/sys/bus/netdevsim/del_device 2>/dev/null
+	echo "$NSIM_ID" >"$NSIM/del_device" 2>/dev/null
 	ip netns del "$NS" 2>/dev/null
 	rm -f "$PIN_PASS" "$PIN_DROP" "$PIN_EGRESS" "$PIN_KEY" "$PIN_FIRST" "$PIN_SECOND" \
 		"$PIN_FAR"
@@ -462,8 +465,6 @@ expect "the tap device deleted" $?
 # offload at ingress only. So a filter that must run in hardware
 # (skip_sw) is taken at clsact's and ingress' ingress (in_hw in the dump)
 # and refused at clsact's egress (EOPNOTSUPP: no block callback there).
-NSIM_ID=71
-NSIM=/sys/bus/netdevsim
 [ -e /sys/kernel/debug/netdevsim ] || mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 echo "$NSIM_ID 1" >"$NSIM/new_device"
 nsim=$(ls "$NSIM/devices/netdevsim$NSIM_ID/net/" 2>/dev/null)
