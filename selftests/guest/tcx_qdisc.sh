@@ -408,6 +408,12 @@ inject_answer() {
 		tr '\n' ' ')
 	echo "$got ${rets% }"
 }
+# qstats DEV: "PACKETS DROPPED" of DEV's clsact qdisc, which counts what
+# its filters see at either hook and what they drop.
+qstats() {
+	tc -s qdisc show dev "$1" ingress |
+		sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt (dropped \([0-9]*\),.*/\1 \2/p'
+}
 tcx-attach tcdt tap && ip link set tcdt up && tc qdisc add dev tcdt clsact
 expect "a tap device tcdt, up, with clsact" $?
 out=$(tcx-attach tcd0 send)
@@ -423,9 +429,18 @@ for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
 	expect_match "verdict $code at egress: the sender is told $told ($out)" "^$told\$" "$out"
 	tc_ok "verdict $code: a tc filter at tcdt's ingress" \
 		filter add dev tcdt ingress pref 1 bpf da bytecode "1,6 0 0 $code"
+	q0=$(qstats tcdt)
 	out=$(inject_answer)
 	expect_match "verdict $code at ingress: $(echo "$fate" | tr . ' '), ret $ret ($out)" \
 		"^$fate ret=$ret\$" "$out"
+	# Only the injected frame comes in through the tap device.
+	q1=$(qstats tcdt)
+	# shellcheck disable=SC2086 # two word lists
+	set -- $q0 $q1
+	drop=0
+	[ "$code" != 2 ] || drop=1
+	[ "$#" -eq 4 ] && [ $(($3 - $1)) -eq 1 ] && [ $(($4 - $2)) -eq "$drop" ]
+	expect "verdict $code at ingress: tcdt's clsact counts the frame, and a drop if it is one ($q0 -> $q1)" $?
 	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
 	expect "verdict $code: both filters deleted" $?
 done
