@@ -37,7 +37,10 @@
 # each one's links go defunct and its programs are freed. A hook's verdict
 # decides what the sender is told at egress (ENOBUFS for a drop, sent for
 # a packet kept or redirected) and what netif_receive_skb() answers at
-# ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike.
+# ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike;
+# clsact counts each frame its filters see and each they drop; a filter
+# that redirects at ingress by act_mirred consumes the frame; a transmit
+# queue that act_skbedit picks at egress is the one the frame goes out on.
 # clsact binds its two blocks for offload as ingress and egress blocks
 # (netdevsim offloads at ingress only).
 #
@@ -73,6 +76,7 @@ cleanup() {
 	ip link del tcdy 2>/dev/null
 	ip link del tcdr 2>/dev/null
 	ip link del tcdt 2>/dev/null
+	ip link del tcdm 2>/dev/null
 	ip link del tcdb0 2>/dev/null
 	ip link del tcdz 2>/dev/null
 	echo "$NSIM_ID" >"$NSIM/del_device" 2>/dev/null
@@ -472,6 +476,47 @@ out=$(tcx-attach tcd0 send)
 expect_match "egress, the program gone: sent again ($out)" '^sent$' "$out"
 ip link del tcdt
 expect "the tap device deleted" $?
+
+# ---- a transmit queue a filter picks ------------------------------------
+# act_skbedit's queue_mapping at egress picks the transmit queue itself,
+# and the hook's caller must take the skb's queue instead of choosing one.
+# tcdm is a dummy device with four transmit queues and an mq root qdisc
+# (a dummy device has none by itself), one pfifo_fast a queue, each a
+# class of mq with its own counters; IPv6 is off there, so only the
+# frames sent here go out through it.
+# class_pkts DEV: the packets of each of DEV's mq classes, ":1=N :2=N ...".
+class_pkts() {
+	tc -s class show dev "$1" |
+		awk '/^class mq /{c = $3; sub(/.*:/, ":", c)}
+			/^ *Sent /{printf "%s%s=%s", sep, c, $4; sep = " "}'
+}
+ip link add tcdm numtxqueues 4 type dummy &&
+	echo 1 >/proc/sys/net/ipv6/conf/tcdm/disable_ipv6 &&
+	ip link set tcdm up && tc qdisc add dev tcdm root handle 1: mq &&
+	tc qdisc add dev tcdm clsact
+expect "a dummy device tcdm with four transmit queues, up, with mq and clsact" $?
+for q in 1 2 3; do
+	tc_ok "a matchall filter at tcdm's egress, its action skbedit queue_mapping $q" \
+		filter replace dev tcdm egress pref 1 matchall action skbedit queue_mapping "$q"
+	before=$(class_pkts tcdm)
+	tcx-attach tcdm send >/dev/null && tcx-attach tcdm send >/dev/null &&
+		tcx-attach tcdm send >/dev/null
+	expect "queue_mapping $q: three frames sent through tcdm" $?
+	after=$(class_pkts tcdm)
+	# the growth of each class: 3 for :q+1, 0 for the others
+	want='' got=''
+	for c in 1 2 3 4; do
+		b=$(echo "$before" | tr ' ' '\n' | sed -n "s/^:$c=//p")
+		a=$(echo "$after" | tr ' ' '\n' | sed -n "s/^:$c=//p")
+		n=0
+		[ "$c" -ne $((q + 1)) ] || n=3
+		want="$want :$c+$n" got="$got :$c+$((${a:-0} - ${b:-0}))"
+	done
+	[ "$got" = "$want" ]
+	expect "queue_mapping $q: the frames went out on queue $q only ($got; $before -> $after)" $?
+done
+ip link del tcdm
+expect "tcdm deleted" $?
 
 # ---- what the hooks' filter blocks are bound as -----------------------
 # clsact binds its ingress block for offload as a clsact ingress block and
