@@ -15,6 +15,7 @@
  *   tcx-attach DEV send
  *   tcx-attach NAME tap
  *   tcx-attach NAME inject
+ *   tcx-attach DEV ingress|egress tcindex N
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -55,7 +56,9 @@
  * takes NAME's queue, writes one frame into it (the tap's receive path:
  * netif_receive_skb(), past NAME's ingress hooks) with a packet socket for
  * its ethertype on NAME, and prints whether that socket got the frame
- * within 1 s ("delivered", "not delivered"). 6.1's iproute2
+ * within 1 s ("delivered", "not delivered"). "tcindex" attaches
+ * (BPF_PROG_ATTACH) a program, tcx_tcindex, that drops a frame whose
+ * skb->tc_index is N and passes the others on (TCX_NEXT). 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
@@ -65,6 +68,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,9 +100,39 @@ static int usage(const char *argv0)
 		"       %s DEV cycles clsact|ingress|link|prog|prog-fail|link-fail|link-nofd|dev N\n"
 		"       %s replace PINPATH\n"
 		"       %s DEV send\n"
-		"       %s NAME tap|inject\n", argv0, argv0, argv0, argv0, argv0, argv0, argv0,
-		argv0, argv0, argv0);
+		"       %s NAME tap|inject\n"
+		"       %s DEV ingress|egress tcindex N\n", argv0, argv0, argv0, argv0, argv0,
+		argv0, argv0, argv0, argv0, argv0, argv0);
 	return 2;
+}
+
+/* "tcindex": a program that drops a frame of skb->tc_index N, passes the others on */
+static int tcindex_attach(const char *dev, int type, int n)
+{
+	struct bpf_insn insns[] = {
+		/* r0 = skb->tc_index */
+		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_1, .off = offsetof(struct __sk_buff, tc_index) },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2,
+		  .imm = n },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = TCX_DROP },
+		{ .code = BPF_JMP | BPF_EXIT },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = TCX_NEXT },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int ifindex = if_nametoindex(dev), prog;
+
+	if (!ifindex)
+		die(dev);
+	prog = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns,
+				  sizeof(insns) / sizeof(insns[0]), "tcx_tcindex");
+	if (prog < 0)
+		die("BPF_PROG_LOAD tcx_tcindex");
+	if (nk_prog_attach(ifindex, type, prog, 0, 0, 0, 0))
+		die("BPF_PROG_ATTACH tcx_tcindex");
+	return 0;
 }
 
 /* "replace": BPF_LINK_UPDATE with BPF_F_REPLACE, a wrong then the right old program */
@@ -366,6 +400,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[2], "inject"))
 		return inject(argv[1]);
+	if (argc == 5 && !strcmp(argv[3], "tcindex") &&
+	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress")))
+		return tcindex_attach(argv[1], strcmp(argv[2], "ingress") ?
+				      BPF_TCX_EGRESS : BPF_TCX_INGRESS, atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;

@@ -40,7 +40,8 @@
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike;
 # clsact counts each frame its filters see and each they drop; a filter
 # that redirects at ingress by act_mirred consumes the frame; a transmit
-# queue that act_skbedit picks at egress is the one the frame goes out on.
+# queue that act_skbedit picks at egress is the one the frame goes out on;
+# the class a filter picks is the frame's tc_index further on.
 # clsact binds its two blocks for offload as ingress and egress blocks
 # (netdevsim offloads at ingress only).
 #
@@ -400,8 +401,10 @@ done
 # filter's verdicts and a tcx program's alike. tcd0 still has clsact and
 # no filter; tcdt is a tap device (its frames come in through
 # netif_receive_skb()) with clsact, and a packet socket on it says whether
-# a frame got past the hook. cBPF verdicts: 0 TC_ACT_OK, 2 TC_ACT_SHOT,
-# 4 TC_ACT_STOLEN, 7 TC_ACT_REDIRECT (to no device), 8 TC_ACT_TRAP.
+# a frame got past the hook. cBPF verdicts: 0 TC_ACT_OK, 1
+# TC_ACT_RECLASSIFY (the filters run again, until the loop limit makes it
+# a drop), 2 TC_ACT_SHOT, 4 TC_ACT_STOLEN, 7 TC_ACT_REDIRECT (to no
+# device), 8 TC_ACT_TRAP.
 # inject_answer: one frame into tcdt, "delivered|not delivered ret=R".
 inject_answer() {
 	echo >"$TRACE/trace"
@@ -424,8 +427,8 @@ out=$(tcx-attach tcd0 send)
 expect_match "egress, no filter: the sender is told sent ($out)" '^sent$' "$out"
 out=$(inject_answer)
 expect_match "ingress, no filter: delivered, ret 0 ($out)" '^delivered ret=0$' "$out"
-for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
-	7:sent:not.delivered:0 8:sent:not.delivered:0; do
+for v in 0:sent:delivered:0 1:ENOBUFS:not.delivered:1 2:ENOBUFS:not.delivered:1 \
+	4:sent:not.delivered:0 7:sent:not.delivered:0 8:sent:not.delivered:0; do
 	code=${v%%:*} v=${v#*:} told=${v%%:*} v=${v#*:} fate=${v%%:*} ret=${v#*:}
 	tc_ok "verdict $code: a tc filter at tcd0's egress" \
 		filter add dev tcd0 egress pref 1 bpf da bytecode "1,6 0 0 $code"
@@ -437,12 +440,13 @@ for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
 	out=$(inject_answer)
 	expect_match "verdict $code at ingress: $(echo "$fate" | tr . ' '), ret $ret ($out)" \
 		"^$fate ret=$ret\$" "$out"
-	# Only the injected frame comes in through the tap device.
+	# Only the injected frame comes in through the tap device; what the
+	# hook drops (ret 1) is counted as a drop.
 	q1=$(qstats tcdt)
 	# shellcheck disable=SC2086 # two word lists
 	set -- $q0 $q1
 	drop=0
-	[ "$code" != 2 ] || drop=1
+	[ "$ret" != 1 ] || drop=1
 	[ "$#" -eq 4 ] && [ $(($3 - $1)) -eq 1 ] && [ $(($4 - $2)) -eq "$drop" ]
 	expect "verdict $code at ingress: tcdt's clsact counts the frame, and a drop if it is one ($q0 -> $q1)" $?
 	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
@@ -517,6 +521,29 @@ for q in 1 2 3; do
 done
 ip link del tcdm
 expect "tcdm deleted" $?
+
+# ---- the class a filter picks ------------------------------------------
+# The class of a filter that keeps the frame (TC_ACT_OK; a cls_bpf
+# program that answers -1 takes the filter's classid) becomes the frame's
+# tc_index, which the peer's programs see: a tcx program at tcd1's
+# ingress (in $NS) drops the frames of tc_index 7. Pings through tcd0 go
+# out with class 1:8 and are answered, with 1:7 they are lost at tcd1.
+idx_p=$(ip netns exec "$NS" cat /sys/class/net/tcd1/ifindex)
+ip netns exec "$NS" tcx-attach tcd1 ingress tcindex 7
+expect "a tcx program at tcd1's ingress that drops the frames of tc_index 7" $?
+tc_ok "a filter at tcd0's egress that keeps every frame in class 1:8" \
+	filter add dev tcd0 egress pref 1 bpf bytecode "1,6 0 0 4294967295" classid 1:8
+reach_d_again
+expect "class 1:8: the peer answers (tc_index 8 goes on)" $?
+tc_ok "the filter's class now 1:7" \
+	filter replace dev tcd0 egress pref 1 bpf bytecode "1,6 0 0 4294967295" classid 1:7
+reach_d
+expect "class 1:7: the pings are lost at tcd1 (tc_index 7 dropped)" $((!$?))
+tc filter del dev tcd0 egress pref 1 &&
+	ip netns exec "$NS" tcx-attach "$idx_p" ingress detach
+expect "the filter deleted, tcd1's program detached" $?
+reach_d_again
+expect "the peer answers again" $?
 
 # ---- what the hooks' filter blocks are bound as -----------------------
 # clsact binds its ingress block for offload as a clsact ingress block and
