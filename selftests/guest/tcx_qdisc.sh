@@ -415,11 +415,12 @@ inject_answer() {
 		tr '\n' ' ')
 	echo "$got ${rets% }"
 }
-# qstats DEV: "PACKETS DROPPED" of DEV's clsact qdisc, which counts what
-# its filters see at either hook and what they drop.
+# qstats DEV: "PACKETS BYTES DROPPED" of DEV's clsact qdisc, which counts
+# what its filters see at either hook (the bytes past the link layer
+# header at ingress) and what they drop.
 qstats() {
 	tc -s qdisc show dev "$1" ingress |
-		sed -n 's/^ *Sent [0-9]* bytes \([0-9]*\) pkt (dropped \([0-9]*\),.*/\1 \2/p'
+		sed -n 's/^ *Sent \([0-9]*\) bytes \([0-9]*\) pkt (dropped \([0-9]*\),.*/\2 \1 \3/p'
 }
 tcx-attach tcdt tap && ip link set tcdt up && tc qdisc add dev tcdt clsact
 expect "a tap device tcdt, up, with clsact" $?
@@ -440,15 +441,16 @@ for v in 0:sent:delivered:0 1:ENOBUFS:not.delivered:1 2:ENOBUFS:not.delivered:1 
 	out=$(inject_answer)
 	expect_match "verdict $code at ingress: $(echo "$fate" | tr . ' '), ret $ret ($out)" \
 		"^$fate ret=$ret\$" "$out"
-	# Only the injected frame comes in through the tap device; what the
-	# hook drops (ret 1) is counted as a drop.
+	# Only the injected frame (64 bytes) comes in through the tap device;
+	# what the hook drops (ret 1) is counted as a drop.
 	q1=$(qstats tcdt)
 	# shellcheck disable=SC2086 # two word lists
 	set -- $q0 $q1
 	drop=0
 	[ "$ret" != 1 ] || drop=1
-	[ "$#" -eq 4 ] && [ $(($3 - $1)) -eq 1 ] && [ $(($4 - $2)) -eq "$drop" ]
-	expect "verdict $code at ingress: tcdt's clsact counts the frame, and a drop if it is one ($q0 -> $q1)" $?
+	[ "$#" -eq 6 ] && [ $(($4 - $1)) -eq 1 ] && [ $(($5 - $2)) -eq 50 ] &&
+		[ $(($6 - $3)) -eq "$drop" ]
+	expect "verdict $code at ingress: tcdt's clsact counts the frame (1 packet, its 50 bytes past the Ethernet header) and a drop if it is one ($q0 -> $q1)" $?
 	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
 	expect "verdict $code: both filters deleted" $?
 done
