@@ -401,10 +401,8 @@ done
 # filter's verdicts and a tcx program's alike. tcd0 still has clsact and
 # no filter; tcdt is a tap device (its frames come in through
 # netif_receive_skb()) with clsact, and a packet socket on it says whether
-# a frame got past the hook. cBPF verdicts: 0 TC_ACT_OK, 1
-# TC_ACT_RECLASSIFY (the filters run again, until the loop limit makes it
-# a drop), 2 TC_ACT_SHOT, 4 TC_ACT_STOLEN, 7 TC_ACT_REDIRECT (to no
-# device), 8 TC_ACT_TRAP.
+# a frame got past the hook. cBPF verdicts: 0 TC_ACT_OK, 2 TC_ACT_SHOT,
+# 4 TC_ACT_STOLEN, 7 TC_ACT_REDIRECT (to no device), 8 TC_ACT_TRAP.
 # inject_answer: one frame into tcdt, "delivered|not delivered ret=R".
 inject_answer() {
 	echo >"$TRACE/trace"
@@ -428,8 +426,8 @@ out=$(tcx-attach tcd0 send)
 expect_match "egress, no filter: the sender is told sent ($out)" '^sent$' "$out"
 out=$(inject_answer)
 expect_match "ingress, no filter: delivered, ret 0 ($out)" '^delivered ret=0$' "$out"
-for v in 0:sent:delivered:0 1:ENOBUFS:not.delivered:1 2:ENOBUFS:not.delivered:1 \
-	4:sent:not.delivered:0 7:sent:not.delivered:0 8:sent:not.delivered:0; do
+for v in 0:sent:delivered:0 2:ENOBUFS:not.delivered:1 4:sent:not.delivered:0 \
+	7:sent:not.delivered:0 8:sent:not.delivered:0; do
 	code=${v%%:*} v=${v#*:} told=${v%%:*} v=${v#*:} fate=${v%%:*} ret=${v#*:}
 	tc_ok "verdict $code: a tc filter at tcd0's egress" \
 		filter add dev tcd0 egress pref 1 bpf da bytecode "1,6 0 0 $code"
@@ -454,6 +452,25 @@ for v in 0:sent:delivered:0 1:ENOBUFS:not.delivered:1 2:ENOBUFS:not.delivered:1 
 	tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
 	expect "verdict $code: both filters deleted" $?
 done
+# An action's TC_ACT_RECLASSIFY (act_bpf's; cls_bpf's own verdicts do not
+# include it) runs the hook's filters again, until tcf_classify()'s loop
+# limit makes it a drop.
+tc_ok "a matchall filter at tcd0's egress, its action act_bpf's TC_ACT_RECLASSIFY" \
+	filter add dev tcd0 egress pref 1 matchall action bpf bytecode "1,6 0 0 1"
+out=$(tcx-attach tcd0 send)
+expect_match "TC_ACT_RECLASSIFY at egress: the sender is told ENOBUFS ($out)" '^ENOBUFS$' "$out"
+tc_ok "the same at tcdt's ingress" \
+	filter add dev tcdt ingress pref 1 matchall action bpf bytecode "1,6 0 0 1"
+q0=$(qstats tcdt)
+out=$(inject_answer)
+expect_match "TC_ACT_RECLASSIFY at ingress: not delivered, ret 1 ($out)" '^not delivered ret=1$' "$out"
+q1=$(qstats tcdt)
+# shellcheck disable=SC2086 # two word lists
+set -- $q0 $q1
+[ "$#" -eq 6 ] && [ $(($4 - $1)) -eq 1 ] && [ $(($6 - $3)) -eq 1 ]
+expect "TC_ACT_RECLASSIFY at ingress: tcdt's clsact counts the frame once and its drop ($q0 -> $q1)" $?
+tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
+expect "both reclassifying filters deleted" $?
 # A filter action that takes the frame at ingress and hands it on itself
 # answers TC_ACT_CONSUMED (act_mirred's redirect, here out of tcd0): the
 # frame is gone from the receive path, not dropped (ret 0), and goes out
