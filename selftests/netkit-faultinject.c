@@ -90,6 +90,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/pkt_cls.h>
 #include <linux/pkt_sched.h>
 
 #include "lib/netkit-lib.h"
@@ -731,7 +732,8 @@ static int change_fini(int arg)
  * (up): clsact_init() and ingress_init() allocate the device's tcx
  * entries (tcx/) and the qdisc's blocks. Whether the qdisc is there is
  * asked by deleting it: a failed call must leave none, a successful one
- * must have added it (and teardown finds it gone).
+ * must have added it, with hooks that take filters (and teardown finds it
+ * gone).
  */
 static int clsact_call_n(int arg, int add, int fault_n, struct outcome *o)
 {
@@ -784,8 +786,34 @@ static int clsact_unchanged(int arg)
 	return devices_unchanged();
 }
 
+/*
+ * A qdisc the call made works: each of its hooks (clsact's two, ingress'
+ * one) takes a cls_bpf filter, which its filter block must be there for
+ * (the qdisc's deletion takes the filters along).
+ */
+static int clsact_works(int arg)
+{
+	char ext[256];
+	int prog, hook, err = 0;
+
+	prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, TC_ACT_OK, "nkfi_cls");
+	if (prog < 0)
+		return whyf("BPF_PROG_LOAD of a cls_bpf program: %s", strerror(errno));
+	for (hook = 0; hook <= !arg && !err; hook++)
+		err = nk_cls_bpf(NULL, ifindex_of("nkfi8"), hook, prog, "nkfi_cls",
+				 ext, sizeof(ext));
+	close(prog);
+	if (err)
+		return whyf("the %s qdisc takes no filter at its %s hook: %s%s%s",
+			    arg ? "ingress" : "clsact", hook == 1 ? "ingress" : "egress",
+			    nk_errname(err), *ext ? ": " : "", ext);
+	return 1;
+}
+
 static int clsact_done(int arg)
 {
+	if (!clsact_works(arg))
+		return 0;
 	if (!clsact_call_n(arg, 0, 0, NULL))
 		return whyf("no %s qdisc on nkfi8 after the call", arg ? "ingress" : "clsact");
 	return devices_unchanged();
