@@ -16,6 +16,7 @@
  *   tcx-attach NAME tap
  *   tcx-attach NAME inject
  *   tcx-attach DEV ingress|egress tcindex N
+ *   tcx-attach DEV ingress|egress redirect IFINDEX
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -58,7 +59,9 @@
  * its ethertype on NAME, and prints whether that socket got the frame
  * within 1 s ("delivered", "not delivered"). "tcindex" attaches
  * (BPF_PROG_ATTACH) a program, tcx_tcindex, that drops a frame whose
- * skb->tc_index is N and passes the others on (TCX_NEXT). 6.1's iproute2
+ * skb->tc_index is N and passes the others on (TCX_NEXT). "redirect"
+ * attaches one, tcx_redirect, that answers bpf_redirect(IFINDEX, 0):
+ * TCX_REDIRECT, every frame out of the device IFINDEX. 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
@@ -101,9 +104,41 @@ static int usage(const char *argv0)
 		"       %s replace PINPATH\n"
 		"       %s DEV send\n"
 		"       %s NAME tap|inject\n"
-		"       %s DEV ingress|egress tcindex N\n", argv0, argv0, argv0, argv0, argv0,
-		argv0, argv0, argv0, argv0, argv0, argv0);
+		"       %s DEV ingress|egress tcindex N\n"
+		"       %s DEV ingress|egress redirect IFINDEX\n", argv0, argv0, argv0, argv0,
+		argv0, argv0, argv0, argv0, argv0, argv0, argv0, argv0);
 	return 2;
+}
+
+/* Loads insns as a tcx program named name and attaches it to dev's hook type */
+static int insns_attach(const char *dev, int type, const struct bpf_insn *insns,
+			unsigned int n, const char *name)
+{
+	int ifindex = if_nametoindex(dev), prog;
+
+	if (!ifindex)
+		die(dev);
+	prog = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns, n, name);
+	if (prog < 0)
+		die("BPF_PROG_LOAD");
+	if (nk_prog_attach(ifindex, type, prog, 0, 0, 0, 0))
+		die("BPF_PROG_ATTACH");
+	return 0;
+}
+
+/* "redirect": a program that answers bpf_redirect(ifindex, 0) */
+static int redirect_attach(const char *dev, int type, int ifindex)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1,
+		  .imm = ifindex },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_redirect },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
+			    "tcx_redirect");
 }
 
 /* "tcindex": a program that drops a frame of skb->tc_index N, passes the others on */
@@ -122,17 +157,9 @@ static int tcindex_attach(const char *dev, int type, int n)
 		  .imm = TCX_NEXT },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
-	int ifindex = if_nametoindex(dev), prog;
 
-	if (!ifindex)
-		die(dev);
-	prog = nk_prog_load_insns(BPF_PROG_TYPE_SCHED_CLS, type, insns,
-				  sizeof(insns) / sizeof(insns[0]), "tcx_tcindex");
-	if (prog < 0)
-		die("BPF_PROG_LOAD tcx_tcindex");
-	if (nk_prog_attach(ifindex, type, prog, 0, 0, 0, 0))
-		die("BPF_PROG_ATTACH tcx_tcindex");
-	return 0;
+	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
+			    "tcx_tcindex");
 }
 
 /* "replace": BPF_LINK_UPDATE with BPF_F_REPLACE, a wrong then the right old program */
@@ -404,6 +431,10 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress")))
 		return tcindex_attach(argv[1], strcmp(argv[2], "ingress") ?
 				      BPF_TCX_EGRESS : BPF_TCX_INGRESS, atoi(argv[4]));
+	if (argc == 5 && !strcmp(argv[3], "redirect") &&
+	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress")))
+		return redirect_attach(argv[1], strcmp(argv[2], "ingress") ?
+				       BPF_TCX_EGRESS : BPF_TCX_INGRESS, atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;

@@ -39,9 +39,10 @@
 # a packet kept or redirected) and what netif_receive_skb() answers at
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike;
 # clsact counts each frame its filters see and each they drop; a filter
-# that redirects at ingress by act_mirred consumes the frame; a transmit
-# queue that act_skbedit picks at egress is the one the frame goes out on;
-# the class a filter picks is the frame's tc_index further on.
+# that redirects at ingress by act_mirred consumes the frame, and a tcx
+# program's redirect at either hook is done; a transmit queue that
+# act_skbedit picks at egress is the one the frame goes out on; the class
+# a filter picks is the frame's tc_index further on.
 # clsact binds its two blocks for offload as ingress and egress blocks
 # (netdevsim offloads at ingress only).
 #
@@ -77,6 +78,7 @@ cleanup() {
 	ip link del tcdy 2>/dev/null
 	ip link del tcdr 2>/dev/null
 	ip link del tcdt 2>/dev/null
+	ip link del tcdq 2>/dev/null
 	ip link del tcdm 2>/dev/null
 	ip link del tcdb0 2>/dev/null
 	ip link del tcdz 2>/dev/null
@@ -471,22 +473,51 @@ set -- $q0 $q1
 expect "TC_ACT_RECLASSIFY at ingress: tcdt's clsact counts the frame once and its drop ($q0 -> $q1)" $?
 tc filter del dev tcd0 egress pref 1 && tc filter del dev tcdt ingress pref 1
 expect "both reclassifying filters deleted" $?
-# A filter action that takes the frame at ingress and hands it on itself
-# answers TC_ACT_CONSUMED (act_mirred's redirect, here out of tcd0): the
-# frame is gone from the receive path, not dropped (ret 0), and goes out
-# of tcd0 once.
-tx=$(cat /sys/class/net/tcd0/statistics/tx_packets)
-tc_ok "a tc filter at tcdt's ingress, its action a mirred redirect out of tcd0" \
+# A redirect out of another device sends the frame out of it once: tcdq,
+# a dummy device with IPv6 off, sends nothing else. A filter action that
+# takes the frame at ingress and hands it on itself answers
+# TC_ACT_CONSUMED (act_mirred's redirect): the frame is gone from the
+# receive path, not dropped (ret 0). A tcx program's redirect
+# (bpf_redirect()'s answer, TCX_REDIRECT) is done too: at ingress as
+# that, at egress with the sender told sent.
+ip link add tcdq type dummy && echo 1 >/proc/sys/net/ipv6/conf/tcdq/disable_ipv6 &&
+	ip link set tcdq up
+expect "a dummy device tcdq, up, IPv6 off" $?
+idx_q=$(cat /sys/class/net/tcdq/ifindex)
+# sent_q COMMAND...: how many frames tcdq sent while COMMAND ran
+sent_q() {
+	q0=$(cat /sys/class/net/tcdq/statistics/tx_packets)
+	"$@" >/dev/null
+	echo $(($(cat /sys/class/net/tcdq/statistics/tx_packets) - q0))
+}
+tc_ok "a tc filter at tcdt's ingress, its action a mirred redirect out of tcdq" \
 	filter add dev tcdt ingress pref 1 bpf bytecode "1,6 0 0 4294967295" \
-	action mirred egress redirect dev tcd0
+	action mirred egress redirect dev tcdq
 out=$(inject_answer)
 expect_match "mirred redirect at ingress (TC_ACT_CONSUMED): not delivered, ret 0 ($out)" \
 	'^not delivered ret=0$' "$out"
-n=$(($(cat /sys/class/net/tcd0/statistics/tx_packets) - tx))
+n=$(sent_q tcx-attach tcdt inject)
 [ "$n" -eq 1 ]
-expect "mirred redirect at ingress: the frame went out of tcd0 once ($n)" $?
+expect "mirred redirect at ingress: the frame went out of tcdq once ($n)" $?
 tc filter del dev tcdt ingress pref 1
 expect "the mirred filter deleted" $?
+tcx-attach tcdt ingress redirect "$idx_q"
+expect "a tcx program at tcdt's ingress that redirects out of tcdq" $?
+out=$(inject_answer)
+expect_match "tcx redirect at ingress: not delivered, ret 0 ($out)" '^not delivered ret=0$' "$out"
+n=$(sent_q tcx-attach tcdt inject)
+[ "$n" -eq 1 ]
+expect "tcx redirect at ingress: the frame went out of tcdq once ($n)" $?
+tcx-attach tcd0 egress redirect "$idx_q"
+expect "a tcx program at tcd0's egress that redirects out of tcdq" $?
+out=$(tcx-attach tcd0 send)
+expect_match "tcx redirect at egress: the sender is told sent ($out)" '^sent$' "$out"
+n=$(sent_q tcx-attach tcd0 send)
+[ "$n" -eq 1 ]
+expect "tcx redirect at egress: the frame went out of tcdq once ($n)" $?
+tcx-attach "$idx_d" egress detach &&
+	tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach && ip link del tcdq
+expect "both redirecting programs detached, tcdq deleted" $?
 tcx-attach tcd0 egress drop prog && tcx-attach tcdt ingress drop prog
 expect "a tcx drop program at tcd0's egress and tcdt's ingress" $?
 out=$(tcx-attach tcd0 send)
