@@ -17,6 +17,8 @@
  *   tcx-attach NAME inject
  *   tcx-attach DEV ingress|egress tcindex N
  *   tcx-attach DEV ingress|egress redirect IFINDEX
+ *   tcx-attach DEV ingress|egress ethertype HEX
+ *   tcx-attach DEV ingress|egress classid MAJ:MIN
  *
  * "link" creates a tcx BPF link (BPF_LINK_CREATE) and pins it at PINPATH
  * so that it outlives this process; "prog" attaches with BPF_PROG_ATTACH,
@@ -61,7 +63,15 @@
  * (BPF_PROG_ATTACH) a program, tcx_tcindex, that drops a frame whose
  * skb->tc_index is N and passes the others on (TCX_NEXT). "redirect"
  * attaches one, tcx_redirect, that answers bpf_redirect(IFINDEX, 0):
- * TCX_REDIRECT, every frame out of the device IFINDEX. 6.1's iproute2
+ * TCX_REDIRECT, every frame out of the device IFINDEX. "ethertype"
+ * attaches one, tcx_ethertype, that drops a frame whose two bytes at
+ * offset 12 from where the program's frame starts (the Ethernet header's
+ * ethertype) are HEX, and passes the others on: what it drops shows
+ * where its view of the frame begins. "classid" attaches one,
+ * tcx_classid, that stores MAJ:MIN (hex, as tc writes a class) to
+ * skb->tc_classid, of which the kernel keeps the minor (a 16-bit field
+ * in the qdisc's control block), and answers TCX_PASS, which makes that
+ * the frame's tc_index. 6.1's iproute2
  * and bpftool cannot attach tcx programs, so the guest's tcx test uses
  * this, with raw bpf(2) calls only.
  */
@@ -105,8 +115,10 @@ static int usage(const char *argv0)
 		"       %s DEV send\n"
 		"       %s NAME tap|inject\n"
 		"       %s DEV ingress|egress tcindex N\n"
-		"       %s DEV ingress|egress redirect IFINDEX\n", argv0, argv0, argv0, argv0,
-		argv0, argv0, argv0, argv0, argv0, argv0, argv0, argv0);
+		"       %s DEV ingress|egress redirect IFINDEX\n"
+		"       %s DEV ingress|egress ethertype HEX\n"
+		"       %s DEV ingress|egress classid MAJ:MIN\n", argv0, argv0, argv0, argv0,
+		argv0, argv0, argv0, argv0, argv0, argv0, argv0, argv0, argv0, argv0);
 	return 2;
 }
 
@@ -160,6 +172,81 @@ static int tcindex_attach(const char *dev, int type, int n)
 
 	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
 			    "tcx_tcindex");
+}
+
+/* "ethertype": a program that drops a frame of ethertype proto, passes the others on */
+static int ethertype_attach(const char *dev, int type, unsigned int proto)
+{
+	struct bpf_insn insns[] = {
+		/* bpf_skb_load_bytes(skb, 12, r10 - 8, 2) */
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2, .imm = 12 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_X, .dst_reg = BPF_REG_3,
+		  .src_reg = BPF_REG_10 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_3, .imm = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_4, .imm = 2 },
+		{ .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_skb_load_bytes },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 4 },
+		/* the two bytes as they lie in memory: network order */
+		{ .code = BPF_LDX | BPF_MEM | BPF_H, .dst_reg = BPF_REG_0,
+		  .src_reg = BPF_REG_10, .off = -8 },
+		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2,
+		  .imm = htons(proto) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = TCX_DROP },
+		{ .code = BPF_JMP | BPF_EXIT },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = TCX_NEXT },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
+			    "tcx_ethertype");
+}
+
+/* "classid": a program that sets skb->tc_classid to classid and answers TCX_PASS */
+static int classid_attach(const char *dev, int type, unsigned int classid)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2,
+		  .imm = classid },
+		{ .code = BPF_STX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_1,
+		  .src_reg = BPF_REG_2, .off = offsetof(struct __sk_buff, tc_classid) },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+		  .imm = TCX_PASS },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+
+	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
+			    "tcx_classid");
+}
+
+/* "DEV HOOK what ARG": the programs of one instruction list each */
+static int hook_prog(char **argv)
+{
+	int type = strcmp(argv[2], "ingress") ? BPF_TCX_EGRESS : BPF_TCX_INGRESS;
+	unsigned int maj, min;
+	unsigned long proto;
+	char *end;
+	int len = -1;
+
+	if (!strcmp(argv[3], "tcindex"))
+		return tcindex_attach(argv[1], type, atoi(argv[4]));
+	if (!strcmp(argv[3], "redirect"))
+		return redirect_attach(argv[1], type, atoi(argv[4]));
+	if (!strcmp(argv[3], "ethertype")) {
+		proto = strtoul(argv[4], &end, 16);
+		if (!*argv[4] || *end || proto > 0xffff) {
+			fprintf(stderr, "tcx-attach: not an ethertype: %s\n", argv[4]);
+			return 2;
+		}
+		return ethertype_attach(argv[1], type, proto);
+	}
+	if (sscanf(argv[4], "%x:%x%n", &maj, &min, &len) != 2 || argv[4][len] ||
+	    maj > 0xffff || min > 0xffff) {
+		fprintf(stderr, "tcx-attach: not a class: %s\n", argv[4]);
+		return 2;
+	}
+	return classid_attach(argv[1], type, maj << 16 | min);
 }
 
 /* "replace": BPF_LINK_UPDATE with BPF_F_REPLACE, a wrong then the right old program */
@@ -427,14 +514,10 @@ int main(int argc, char **argv)
 	}
 	if (argc == 3 && !strcmp(argv[2], "inject"))
 		return inject(argv[1]);
-	if (argc == 5 && !strcmp(argv[3], "tcindex") &&
+	if (argc == 5 && (!strcmp(argv[3], "tcindex") || !strcmp(argv[3], "redirect") ||
+			  !strcmp(argv[3], "ethertype") || !strcmp(argv[3], "classid")) &&
 	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress")))
-		return tcindex_attach(argv[1], strcmp(argv[2], "ingress") ?
-				      BPF_TCX_EGRESS : BPF_TCX_INGRESS, atoi(argv[4]));
-	if (argc == 5 && !strcmp(argv[3], "redirect") &&
-	    (!strcmp(argv[2], "ingress") || !strcmp(argv[2], "egress")))
-		return redirect_attach(argv[1], strcmp(argv[2], "ingress") ?
-				       BPF_TCX_EGRESS : BPF_TCX_INGRESS, atoi(argv[4]));
+		return hook_prog(argv);
 	if (argc == 3 && !strcmp(argv[2], "clsact-root")) {
 		char ext[256];
 		int err;

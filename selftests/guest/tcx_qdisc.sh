@@ -40,9 +40,12 @@
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike;
 # clsact counts each frame its filters see and each they drop; a filter
 # that redirects at ingress by act_mirred consumes the frame, and a tcx
-# program's redirect at either hook is done; a transmit queue that
+# program's redirect at either hook is done; a tcx program sees the
+# frame from its Ethernet header on at either hook, also one forwarded
+# from another device's ingress; a transmit queue that
 # act_skbedit picks at egress is the one the frame goes out on; the class
-# a filter picks is the frame's tc_index further on.
+# a filter or a tcx program (TCX_PASS) picks at egress is the frame's
+# tc_index further on.
 # clsact binds its two blocks for offload as ingress and egress blocks
 # (netdevsim offloads at ingress only).
 #
@@ -515,9 +518,56 @@ expect_match "tcx redirect at egress: the sender is told sent ($out)" '^sent$' "
 n=$(sent_q tcx-attach tcd0 send)
 [ "$n" -eq 1 ]
 expect "tcx redirect at egress: the frame went out of tcdq once ($n)" $?
+# What a tcx program sees of a frame starts at its Ethernet header at
+# either hook, also at egress for a frame that came in through another
+# device (so with the link-layer header's length set by the receive
+# path): a program that drops the frames of one ethertype, read at
+# offset 12, drops the frames of that one (88b5: inject's and send's)
+# and passes the others. At tcdq's egress: the frame that tcdt's ingress
+# redirects there (a drop there has the reason TC_EGRESS), and a frame
+# sent from tcdq itself (the sender told ENOBUFS for a drop).
+tx_q() { cat /sys/class/net/tcdq/statistics/tx_packets; }
+for t in 88b5 88b6; do
+	if [ "$t" = 88b5 ]; then
+		n_want=0 ans=ENOBUFS
+	else
+		n_want=1 ans=sent
+	fi
+	tcx-attach tcdq egress ethertype "$t"
+	expect "a tcx program at tcdq's egress that drops ethertype $t" $?
+	q0=$(tx_q)
+	r=$(drop_reasons tcx-attach tcdt inject)
+	n=$(($(tx_q) - q0))
+	case " $r" in *" TC_EGRESS "*) why=TC_EGRESS ;; *) why=none ;; esac
+	[ "$n" = "$n_want" ] && { [ "$n_want" = 1 ] || [ "$why" = TC_EGRESS ]; } &&
+		{ [ "$n_want" = 0 ] || [ "$why" = none ]; }
+	expect "ethertype $t dropped at tcdq's egress: a frame redirected there from tcdt's ingress went out $n_want times ($n; drop reasons: $r)" $?
+	q0=$(tx_q)
+	out=$(tcx-attach tcdq send)
+	n=$(($(tx_q) - q0))
+	[ "$n" = "$n_want" ] && [ "$out" = "$ans" ]
+	expect "ethertype $t dropped at tcdq's egress: a frame sent from tcdq went out $n_want times, the sender told $ans ($n, $out)" $?
+	tcx-attach "$idx_q" egress detach
+	expect "tcdq's program detached" $?
+done
 tcx-attach "$idx_d" egress detach &&
 	tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach && ip link del tcdq
 expect "both redirecting programs detached, tcdq deleted" $?
+# At tcdt's ingress: the frame injected into tcdt.
+for t in 88b5 88b6; do
+	if [ "$t" = 88b5 ]; then
+		want='not delivered ret=1'
+	else
+		want='delivered ret=0'
+	fi
+	tcx-attach tcdt ingress ethertype "$t"
+	expect "a tcx program at tcdt's ingress that drops ethertype $t" $?
+	out=$(inject_answer)
+	expect_match "ethertype $t dropped at tcdt's ingress: an 88b5 frame injected: $want ($out)" \
+		"^$want\$" "$out"
+	tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach
+	expect "tcdt's program detached" $?
+done
 tcx-attach tcd0 egress drop prog && tcx-attach tcdt ingress drop prog
 expect "a tcx drop program at tcd0's egress and tcdt's ingress" $?
 out=$(tcx-attach tcd0 send)
@@ -572,7 +622,7 @@ done
 ip link del tcdm
 expect "tcdm deleted" $?
 
-# ---- the class a filter picks ------------------------------------------
+# ---- the class a filter or a tcx program picks -------------------------
 # The class of a filter that keeps the frame (TC_ACT_OK; a cls_bpf
 # program that answers -1 takes the filter's classid) becomes the frame's
 # tc_index, which the peer's programs see: a tcx program at tcd1's
@@ -589,9 +639,23 @@ tc_ok "the filter's class now 1:7" \
 	filter replace dev tcd0 egress pref 1 bpf bytecode "1,6 0 0 4294967295" classid 1:7
 reach_d
 expect "class 1:7: the pings are lost at tcd1 (tc_index 7 dropped)" $((!$?))
-tc filter del dev tcd0 egress pref 1 &&
+# A tcx program's class does the same: one at tcd0's egress that sets
+# skb->tc_classid and answers TCX_PASS. (At ingress TCX_PASS sets
+# tc_index too; nothing after tcd1's ingress reads it, so that is not
+# checked here.)
+tc filter del dev tcd0 egress pref 1
+expect "the filter deleted" $?
+tcx-attach tcd0 egress classid 1:8
+expect "a tcx program at tcd0's egress that puts every frame in class 1:8" $?
+reach_d_again
+expect "tcx class 1:8: the peer answers (tc_index 8 goes on)" $?
+tcx-attach "$idx_d" egress detach && tcx-attach tcd0 egress classid 1:7
+expect "tcd0's program now one of class 1:7" $?
+reach_d
+expect "tcx class 1:7: the pings are lost at tcd1 (tc_index 7 dropped)" $((!$?))
+tcx-attach "$idx_d" egress detach &&
 	ip netns exec "$NS" tcx-attach "$idx_p" ingress detach
-expect "the filter deleted, tcd1's program detached" $?
+expect "tcd0's and tcd1's programs detached" $?
 reach_d_again
 expect "the peer answers again" $?
 
