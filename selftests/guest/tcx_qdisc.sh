@@ -39,7 +39,8 @@
 # a packet kept or redirected) and what netif_receive_skb() answers at
 # ingress (NET_RX_DROP for a drop only), for tc filters and tcx alike;
 # clsact counts each frame its filters see and each they drop; a filter
-# that redirects at ingress by act_mirred consumes the frame, and a tcx
+# that redirects at ingress by act_mirred consumes the frame (and a drop
+# at the egress it was redirected to has that hook's reason), and a tcx
 # program's redirect at either hook is done; a tcx program sees the
 # frame from its Ethernet header on at either hook, also one forwarded
 # from another device's ingress; a transmit queue that
@@ -502,8 +503,24 @@ expect_match "mirred redirect at ingress (TC_ACT_CONSUMED): not delivered, ret 0
 n=$(sent_q tcx-attach tcdt inject)
 [ "$n" -eq 1 ]
 expect "mirred redirect at ingress: the frame went out of tcdq once ($n)" $?
-tc filter del dev tcdt ingress pref 1
-expect "the mirred filter deleted" $?
+# A filter that drops it at tcdq's egress gives the drop its own hook's
+# reason, TC_EGRESS, though the frame comes from tcdt's ingress hook,
+# whose filter ran on it first (each hook sets its reason before its
+# filters run, so that a reason left in the frame from an earlier hook
+# is not taken for its own).
+tc qdisc add dev tcdq clsact &&
+	tc filter add dev tcdq egress pref 1 matchall action bpf bytecode '1,6 0 0 2'
+expect "clsact on tcdq, a filter that drops at its egress" $?
+q0=$(cat /sys/class/net/tcdq/statistics/tx_packets)
+r=$(drop_reasons tcx-attach tcdt inject)
+n=$(($(cat /sys/class/net/tcdq/statistics/tx_packets) - q0))
+why=none
+case " $r" in *" TC_EGRESS "*) why=TC_EGRESS ;; esac
+case " $r" in *" TC_INGRESS "*) why=TC_INGRESS ;; esac
+[ "$n" -eq 0 ] && [ "$why" = TC_EGRESS ]
+expect "mirred redirect into a drop at tcdq's egress: not sent, the drop's reason TC_EGRESS ($n sent; drop reasons: $r)" $?
+tc qdisc del dev tcdq clsact && tc filter del dev tcdt ingress pref 1
+expect "tcdq's clsact and the mirred filter deleted" $?
 tcx-attach tcdt ingress redirect "$idx_q"
 expect "a tcx program at tcdt's ingress that redirects out of tcdq" $?
 out=$(inject_answer)
