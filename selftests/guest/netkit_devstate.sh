@@ -29,7 +29,8 @@
 #    namespaces the transmit time is cleared whatever the scrubbing, the
 #    mark and priority where the transmitting end scrubs;
 #  - what each end is set up with: the MTU range, the TSO limit, no
-#    qdisc and the offload features, MTU and GSO size at their limits;
+#    qdisc and the offload features, MTU and GSO size at their limits,
+#    no shared skbs (pktgen's clone_skb refused, a dummy's taken);
 #    its name's assign type (given: user; left to the kernel: enum);
 #  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;
 #  - what is made is freed: pairs refused after their peer was made,
@@ -189,6 +190,26 @@ for e in nkc1 nkc0; do
 	done
 	expect_match "$e: ethtool -k tx-lockless on, fixed" '^[[:space:]]*tx-lockless: on \[fixed\]' "$f"
 done
+
+# No shared skbs: a program may change the skb it is given, so netkit
+# clears IFF_TX_SKB_SHARING (as veth does) and pktgen refuses to send
+# one skb many times (clone_skb) through either end; a dummy device,
+# which keeps the flag ether_setup() gives, takes it.
+PG=/proc/net/pktgen
+ip link add nkcd type dummy
+expect "a dummy device nkcd" $?
+for e in nkc1:refused nkc0:refused nkcd:taken; do
+	d=${e%:*}
+	echo "add_device $d" >"$PG/kpktgend_0" && [ -e "$PG/$d" ]
+	expect "pktgen: $d added" $?
+	got=taken
+	echo "clone_skb 4" >"$PG/$d" 2>/dev/null || got=refused
+	[ "$got" = "${e#*:}" ]
+	expect "pktgen: clone_skb 4 on $d ${e#*:} (got $got)" $?
+	echo rem_device_all >"$PG/kpktgend_0"
+done
+ip link del nkcd
+expect "nkcd deleted" $?
 
 # Names: given in the request, both ends' name_assign_type is
 # NET_NAME_USER (3); a peer left for the kernel to name (nk%d) has
