@@ -799,13 +799,16 @@ static int clsact_works(int arg)
 	prog = nk_prog_load(BPF_PROG_TYPE_SCHED_CLS, 0, TC_ACT_OK, "nkfi_cls");
 	if (prog < 0)
 		return whyf("BPF_PROG_LOAD of a cls_bpf program: %s", strerror(errno));
-	for (hook = 0; hook <= !arg && !err; hook++)
+	for (hook = 0; hook <= !arg; hook++) {
 		err = nk_cls_bpf(NULL, ifindex_of("nkfi8"), hook, prog, "nkfi_cls",
 				 ext, sizeof(ext));
+		if (err)
+			break;
+	}
 	close(prog);
 	if (err)
 		return whyf("the %s qdisc takes no filter at its %s hook: %s%s%s",
-			    arg ? "ingress" : "clsact", hook == 1 ? "ingress" : "egress",
+			    arg ? "ingress" : "clsact", hook ? "egress" : "ingress",
 			    nk_errname(err), *ext ? ": " : "", ext);
 	return 1;
 }

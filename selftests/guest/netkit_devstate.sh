@@ -65,7 +65,7 @@ s390x) pad=32 ;;
 esac
 
 cleanup() {
-	for d in nkc1 nkx1 nks1 nku1 nkn1 nkh1 nkg1 nkj1 nkt1 nko1 nki1 nkl1 nkvx nkbr; do
+	for d in nkc1 nkcd nkx1 nks1 nku1 nkn1 nkh1 nkg1 nkj1 nkt1 nko1 nki1 nkl1 nkvx nkbr; do
 		ip link del "$d" 2>/dev/null
 	done
 	ip netns del "$NS" 2>/dev/null
@@ -194,22 +194,27 @@ done
 # No shared skbs: a program may change the skb it is given, so netkit
 # clears IFF_TX_SKB_SHARING (as veth does) and pktgen refuses to send
 # one skb many times (clone_skb) through either end; a dummy device,
-# which keeps the flag ether_setup() gives, takes it.
+# which keeps the flag ether_setup() gives, takes it. pktgen takes only
+# a device that is up, and what it kept is in its device file's
+# "clone_skb: N".
 PG=/proc/net/pktgen
-ip link add nkcd type dummy
-expect "a dummy device nkcd" $?
+ip link add nkcd type dummy && ip link set nkcd up && ip link set nkc1 up &&
+	ip link set nkc0 up
+expect "a dummy device nkcd, it and nkc1/nkc0 up" $?
 for e in nkc1:refused nkc0:refused nkcd:taken; do
 	d=${e%:*}
 	echo "add_device $d" >"$PG/kpktgend_0" && [ -e "$PG/$d" ]
 	expect "pktgen: $d added" $?
-	got=taken
-	echo "clone_skb 4" >"$PG/$d" 2>/dev/null || got=refused
-	[ "$got" = "${e#*:}" ]
-	expect "pktgen: clone_skb 4 on $d ${e#*:} (got $got)" $?
+	echo "clone_skb 4" 2>/dev/null >"$PG/$d"
+	got=refused
+	! grep -q ' clone_skb: 4 ' "$PG/$d" || got=taken
+	k=$(sed -n 's/.* \(clone_skb: [0-9]*\) .*/\1/p' "$PG/$d")
+	[ -n "$k" ] && [ "$got" = "${e#*:}" ]
+	expect "pktgen: clone_skb 4 on $d ${e#*:} (${k:-no device file})" $?
 	echo rem_device_all >"$PG/kpktgend_0"
 done
-ip link del nkcd
-expect "nkcd deleted" $?
+ip link del nkcd && ip link set nkc1 down && ip link set nkc0 down
+expect "nkcd deleted, nkc1/nkc0 down again" $?
 
 # Names: given in the request, both ends' name_assign_type is
 # NET_NAME_USER (3); a peer left for the kernel to name (nk%d) has

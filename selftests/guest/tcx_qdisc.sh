@@ -535,6 +535,8 @@ expect_match "tcx redirect at egress: the sender is told sent ($out)" '^sent$' "
 n=$(sent_q tcx-attach tcd0 send)
 [ "$n" -eq 1 ]
 expect "tcx redirect at egress: the frame went out of tcdq once ($n)" $?
+tcx-attach "$idx_d" egress detach
+expect "tcd0's redirecting program detached (what tcd0 sends is its own again)" $?
 # What a tcx program sees of a frame starts at its Ethernet header at
 # either hook, also at egress for a frame that came in through another
 # device (so with the link-layer header's length set by the receive
@@ -567,9 +569,8 @@ for t in 88b5 88b6; do
 	tcx-attach "$idx_q" egress detach
 	expect "tcdq's program detached" $?
 done
-tcx-attach "$idx_d" egress detach &&
-	tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach && ip link del tcdq
-expect "both redirecting programs detached, tcdq deleted" $?
+tcx-attach "$(cat /sys/class/net/tcdt/ifindex)" ingress detach && ip link del tcdq
+expect "tcdt's redirecting program detached, tcdq deleted" $?
 # At tcdt's ingress: the frame injected into tcdt.
 for t in 88b5 88b6; do
 	if [ "$t" = 88b5 ]; then
@@ -617,8 +618,9 @@ ip link add tcdm numtxqueues 4 type dummy &&
 	tc qdisc add dev tcdm clsact
 expect "a dummy device tcdm with four transmit queues, up, with mq and clsact" $?
 for q in 1 2 3; do
+	# (matchall cannot replace its filter: a new one each time)
 	tc_ok "a matchall filter at tcdm's egress, its action skbedit queue_mapping $q" \
-		filter replace dev tcdm egress pref 1 matchall action skbedit queue_mapping "$q"
+		filter add dev tcdm egress pref 1 matchall action skbedit queue_mapping "$q"
 	before=$(class_pkts tcdm)
 	tcx-attach tcdm send >/dev/null && tcx-attach tcdm send >/dev/null &&
 		tcx-attach tcdm send >/dev/null
@@ -635,6 +637,7 @@ for q in 1 2 3; do
 	done
 	[ "$got" = "$want" ]
 	expect "queue_mapping $q: the frames went out on queue $q only ($got; $before -> $after)" $?
+	tc_ok "queue_mapping $q: the filter deleted" filter del dev tcdm egress pref 1
 done
 ip link del tcdm
 expect "tcdm deleted" $?
@@ -649,11 +652,11 @@ idx_p=$(ip netns exec "$NS" cat /sys/class/net/tcd1/ifindex)
 ip netns exec "$NS" tcx-attach tcd1 ingress tcindex 7
 expect "a tcx program at tcd1's ingress that drops the frames of tc_index 7" $?
 tc_ok "a filter at tcd0's egress that keeps every frame in class 1:8" \
-	filter add dev tcd0 egress pref 1 bpf bytecode "1,6 0 0 4294967295" classid 1:8
+	filter add dev tcd0 egress pref 1 handle 1 bpf bytecode "1,6 0 0 4294967295" classid 1:8
 reach_d_again
 expect "class 1:8: the peer answers (tc_index 8 goes on)" $?
 tc_ok "the filter's class now 1:7" \
-	filter replace dev tcd0 egress pref 1 bpf bytecode "1,6 0 0 4294967295" classid 1:7
+	filter replace dev tcd0 egress pref 1 handle 1 bpf bytecode "1,6 0 0 4294967295" classid 1:7
 reach_d
 expect "class 1:7: the pings are lost at tcd1 (tc_index 7 dropped)" $((!$?))
 # A tcx program's class does the same: one at tcd0's egress that sets
