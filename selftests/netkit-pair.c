@@ -19,7 +19,8 @@
  * IFLA_NETKIT_POLICY and IFLA_NETKIT_PEER_POLICY (pass or drop; a side
  * left empty is not sent). -a gives the
  * primary an address (IFLA_ADDRESS, aa:bb:cc:dd:ee:ff). PEER "-" sends
- * no IFLA_NETKIT_PEER_INFO: the kernel names the peer. -S sends
+ * no IFLA_NETKIT_PEER_INFO: the kernel names the peer; PRIMARY "-" (when
+ * creating) sends no IFLA_IFNAME: the kernel names the primary. -S sends
  * IFLA_NETKIT_SCRUB and IFLA_NETKIT_PEER_SCRUB (none or default; a side
  * left empty is not sent), so that the two ends can be made to differ;
  * -H and -T send IFLA_NETKIT_HEADROOM and IFLA_NETKIT_TAILROOM (u16), which
@@ -192,7 +193,7 @@ int main(int argc, char **argv)
 
 	nk_netkit_begin(&m, RTM_NEWLINK,
 			NLM_F_ACK | (change ? 0 : NLM_F_CREATE | NLM_F_EXCL),
-			ifindex, argv[1]);
+			ifindex, change || strcmp(argv[1], "-") ? argv[1] : NULL);
 	if (!change) {
 		nk_put_u32(&m, IFLA_NETKIT_MODE, argc > 3 && !strcmp(argv[3], "l2") ?
 			   NETKIT_L2 : NETKIT_L3);

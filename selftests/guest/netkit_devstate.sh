@@ -31,7 +31,8 @@
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits,
 #    no shared skbs (pktgen's clone_skb refused, a dummy's taken);
-#    its name's assign type (given: user; left to the kernel: enum);
+#    its name's assign type (given: user; left to the kernel: enum, and
+#    nk<N> for either end);
 #  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;
 #  - what is made is freed: pairs refused after their peer was made,
 #    links made and closed, refused their fd, hundreds of times, leave no
@@ -230,6 +231,28 @@ for e in "nkc1 3" "nkc0 3" "nku1 3" "${pn:-?} 1"; do
 	expect "$1: name_assign_type $2 (got ${t:-none})" $?
 done
 ip link del nku1
+# With neither name in the request, the kernel names both ends from
+# netkit's own pattern, nk%d (not rtnetlink's default for a kind,
+# netkit%d), each NET_NAME_ENUM.
+before=$(cd /sys/class/net && echo *)
+netkit-pair - - l3 pass pass
+expect "a pair with neither name given" $?
+names=''
+for d in /sys/class/net/*; do
+	d=${d##*/}
+	case " $before " in *" $d "*) ;; *) names="$names$d " ;; esac
+done
+n=0 bad=''
+for d in $names; do
+	n=$((n + 1))
+	case $d in nk[0-9]*) ;; *) bad="$bad $d" ;; esac
+	[ "$(cat "/sys/class/net/$d/name_assign_type")" = 1 ] || bad="$bad $d(type)"
+done
+[ "$n" -eq 2 ] && [ -z "$bad" ]
+expect "both ends named nk<N> by the kernel, NET_NAME_ENUM (new devices: $names)" $?
+for d in $names; do
+	ip link del "$d" 2>/dev/null
+done
 
 # ---- what a listener hears --------------------------------------------
 # RTNLGRP_LINK while a pair is made and deleted (netkit-devstate notify):
