@@ -237,6 +237,22 @@ else
 		cp "$BUILD/identity.parts" "$BUILD/initramfs.manifest" "$BUILD/sample.tsv" "$BUILD/strata.tsv" "$round/"
 	fi
 fi
+# An after score compares with the held-out one only on the same
+# mutants: say whether the sample drawn again is the held-out round's
+# (by the mutants' keys; make coverage's data decide which mutants are
+# executed, so tests that reach more lines can change the draw).
+held_verdicts=$TOP/selftests/results/mutate-verdicts-$seed.tsv
+if [ "$phase" = after ] && [ -f "$held_verdicts" ]; then
+	read -r n_same n_new < <(awk -F'\t' '
+		FNR == NR { if (!/^#/ && $1 != "id") held[$2] = 1; next }
+		FNR > 1 && $9 == "run" { if ($13 in held) s++; else n++ }
+		END { print s + 0, n + 0 }' "$held_verdicts" "$BUILD/sample.tsv")
+	if [ "$n_new" -eq 0 ]; then
+		msg "seed $seed: the after sample is the held-out round's ($n_same mutants, the same keys as $(basename "$held_verdicts"))"
+	else
+		msg "seed $seed: the after sample differs from the held-out round's: $n_new of $((n_same + n_new)) mutants are not in $(basename "$held_verdicts") (make coverage classed them otherwise since; make -o coverage mutate keeps the data the held-out round drew from)"
+	fi
+fi
 # save_round: the verdicts so far into the round's directory, the copy
 # and its rename both under the lock collect writes them with (the
 # guests' workers save at once: a rename outside it found the other's
