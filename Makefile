@@ -498,7 +498,8 @@ deb-install-test: selftests
 # file and operator, each judged by the tests of its area in QEMU,
 # MUTATE_PER_BOOT per boot, MUTATE_JOBS guests at a time; the report in
 # MUT_BUILD/mutate-report.md, the raw verdicts in
-# selftests/results/mutate-verdicts-<seed>.tsv. MUTATE_DEBUG=1: the debug
+# selftests/results/mutate-verdicts-<seed>.tsv (-after.tsv for an after
+# round). MUTATE_DEBUG=1: the debug
 # operators (RCU, locks, references) on a debug schemata kernel
 # (configs/debug.config, its own MUT_BUILD and MUT_TREE).
 # Needs make coverage's data (of the default set). Slow: not part of make

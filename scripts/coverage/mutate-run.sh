@@ -13,7 +13,8 @@
 # mutant of the sample has its verdict; then writes the report
 # (scripts/coverage/mutate.py report: the held-out or after score of the
 # population with its 95 % interval) to $BUILD/mutate-report.md, the raw
-# verdicts to selftests/results/mutate-verdicts-<seed>.tsv, and a
+# verdicts to selftests/results/mutate-verdicts-<seed>.tsv (an after
+# round's to mutate-verdicts-<seed>-after.tsv), and a
 # finished held-out round's score to the registry: those two files are
 # committed.
 #
@@ -398,7 +399,8 @@ done
 boot=$(cat "$BUILD"/boot-*.count 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')
 secs=$(($(date +%s) - t0))
 report=$BUILD/mutate-report.md
-verdicts=$TOP/selftests/results/mutate-verdicts-$seed.tsv
+# an after round's verdicts go beside the held-out round's, not over them
+verdicts=$TOP/selftests/results/mutate-verdicts-$seed$([ "$phase" = held-out ] || echo -after).tsv
 python3 "$TOP/scripts/coverage/mutate.py" report --sample "$BUILD/sample.tsv" --results "$results" --equivalent "$EQUIV" \
 	--strata "$BUILD/strata.tsv" --seed "$seed" --phase "$phase" --kernel "$kind" --held-out "$held_out" \
 	--verdicts "$verdicts" --registry "$REGISTRY" \
