@@ -153,6 +153,17 @@ static int redirect_attach(const char *dev, int type, int ifindex)
 			    "tcx_redirect");
 }
 
+/* The end of a program that drops the frame when r0 is v, else passes it on. */
+#define DROP_IF_R0_IS(v)							\
+	{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2,	\
+	  .imm = (v) },								\
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,		\
+	  .imm = TCX_DROP },							\
+	{ .code = BPF_JMP | BPF_EXIT },						\
+	{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,		\
+	  .imm = TCX_NEXT },							\
+	{ .code = BPF_JMP | BPF_EXIT }
+
 /* "tcindex": a program that drops a frame of skb->tc_index N, passes the others on */
 static int tcindex_attach(const char *dev, int type, int n)
 {
@@ -160,14 +171,7 @@ static int tcindex_attach(const char *dev, int type, int n)
 		/* r0 = skb->tc_index */
 		{ .code = BPF_LDX | BPF_MEM | BPF_W, .dst_reg = BPF_REG_0,
 		  .src_reg = BPF_REG_1, .off = offsetof(struct __sk_buff, tc_index) },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2,
-		  .imm = n },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = TCX_DROP },
-		{ .code = BPF_JMP | BPF_EXIT },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = TCX_NEXT },
-		{ .code = BPF_JMP | BPF_EXIT },
+		DROP_IF_R0_IS(n),
 	};
 
 	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
@@ -189,14 +193,7 @@ static int ethertype_attach(const char *dev, int type, unsigned int proto)
 		/* the two bytes as they lie in memory: network order */
 		{ .code = BPF_LDX | BPF_MEM | BPF_H, .dst_reg = BPF_REG_0,
 		  .src_reg = BPF_REG_10, .off = -8 },
-		{ .code = BPF_JMP | BPF_JNE | BPF_K, .dst_reg = BPF_REG_0, .off = 2,
-		  .imm = htons(proto) },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = TCX_DROP },
-		{ .code = BPF_JMP | BPF_EXIT },
-		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
-		  .imm = TCX_NEXT },
-		{ .code = BPF_JMP | BPF_EXIT },
+		DROP_IF_R0_IS(htons(proto)),
 	};
 
 	return insns_attach(dev, type, insns, sizeof(insns) / sizeof(insns[0]),
