@@ -64,6 +64,19 @@
  * link=L"), and "self pid=P", the portid of the socket that made the
  * requests.
  *
+ * csum: a frame whose checksum is left to the device (a packet socket's
+ * virtio_net_hdr with VIRTIO_NET_HDR_F_NEEDS_CSUM: CHECKSUM_PARTIAL)
+ * sent through each end of the pair PRIMARY / PEER (both in this
+ * namespace, up) and read by a packet socket with PACKET_VNET_HDR on the
+ * other end: an IPv4 frame and an MPLS one (a label, then the same IPv4
+ * frame), UDP, the checksum field holding a mark. Every netkit end
+ * offers NETIF_F_HW_CSUM, for MPLS frames too (its mpls_features, which
+ * the transmit path's harmonize_features() applies to MPLS frames), so
+ * the frame must arrive still CHECKSUM_PARTIAL (NEEDS_CSUM, its
+ * csum_start) with the mark untouched: a device that could not checksum
+ * it would have had skb_checksum_help() write the checksum before its
+ * ndo_start_xmit.
+ *
  * cycles: N times (after N / 5 unmeasured) what makes and frees netkit's
  * objects, then the slab cache whose objects in use grew most over the
  * N, and by how many (lib/'s nk_slab_cycles(): "pair cycles=N
@@ -93,8 +106,10 @@
 #include <netpacket/packet.h>
 #include <sys/socket.h>
 #include <linux/if.h>
+#include <linux/if_ether.h>
 #include <linux/if_link.h>
 #include <linux/net_tstamp.h>
+#include <linux/virtio_net.h>
 #include <time.h>
 
 #include "lib/netkit-lib.h"
@@ -106,6 +121,7 @@
 static const char *usage_text =
 	"show DEV | xfer [-r] PRIMARY NETNS PRIMARY_ADDR PEER_ADDR COUNT | "
 	"peerdown PRIMARY PEER SECONDS | frames PRIMARY NETNS|- COUNT | notify PRIMARY PEER | "
+	"csum PRIMARY PEER | "
 	"cycles pair|pair-fail|link|link-nofd N";
 
 static const char *operstate_name(int s)
@@ -370,6 +386,141 @@ static int xfer(int argc, char **argv)
 		if (links[i] >= 0)
 			close(links[i]);
 	return 0;
+}
+
+/* ---- csum ---------------------------------------------------------- */
+
+#define CSUM_MARK	0x1234
+#define CSUM_LEN	96
+
+/*
+ * The frame csum sends: broadcast, ethertype IPv4 or MPLS unicast (one
+ * label, 16, bottom of stack), an IPv4 header from 10.254.0.1 to
+ * 10.254.0.2, UDP with CSUM_MARK in its checksum field, and tag after
+ * the UDP header. Returns the UDP header's offset (csum_start).
+ */
+static int csum_frame(unsigned char *f, int mpls, __u16 tag)
+{
+	static const unsigned char label[4] = { 0x00, 0x01, 0x01, 0x40 };
+	int o = ETH_HLEN;
+
+	memset(f, 0, CSUM_LEN);
+	memset(f, 0xff, ETH_ALEN);
+	f[6] = 0x02;
+	f[11] = 0x01;
+	if (mpls) {
+		f[12] = 0x88;
+		f[13] = 0x47;		/* ETH_P_MPLS_UC */
+		memcpy(f + o, label, sizeof(label));
+		o += sizeof(label);
+	} else {
+		f[12] = 0x08;		/* ETH_P_IP */
+	}
+	f[o] = 0x45;
+	f[o + 3] = CSUM_LEN - o;
+	f[o + 8] = 64;
+	f[o + 9] = IPPROTO_UDP;
+	memcpy(f + o + 12, (unsigned char[]){ 10, 254, 0, 1, 10, 254, 0, 2 }, 8);
+	o += 20;
+	f[o + 1] = PORT;
+	f[o + 3] = PORT;
+	f[o + 5] = CSUM_LEN - o;
+	f[o + 6] = CSUM_MARK >> 8;
+	f[o + 7] = CSUM_MARK & 0xff;
+	f[o + 8] = tag >> 8;
+	f[o + 9] = tag & 0xff;
+	return o;
+}
+
+/* A packet socket with PACKET_VNET_HDR on ifindex. */
+static int vnet_socket(int ifindex)
+{
+	struct sockaddr_ll sll = {
+		.sll_family = AF_PACKET, .sll_ifindex = ifindex,
+		.sll_protocol = htons(ETH_P_ALL),
+	};
+	struct timeval tv = { .tv_sec = 2 };
+	int fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL)), one = 1;
+
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
+	    bind(fd, (struct sockaddr *)&sll, sizeof(sll))) {
+		close(fd);
+		return -errno;
+	}
+	return fd;
+}
+
+/*
+ * One frame (mpls or IPv4) from the end named from through the socket
+ * tx to the socket rx on the other end: the checks of what arrived.
+ */
+static void csum_one(int tx, int rx, int mpls, const char *from, const char *to,
+		     __u16 tag)
+{
+	unsigned char buf[sizeof(struct virtio_net_hdr) + CSUM_LEN];
+	struct virtio_net_hdr *vh = (struct virtio_net_hdr *)buf;
+	unsigned char *f = buf + sizeof(*vh);
+	const char *what = mpls ? "MPLS" : "IPv4";
+	int start, len, field;
+	double end;
+
+	start = csum_frame(f, mpls, tag);
+	memset(vh, 0, sizeof(*vh));
+	vh->flags = VIRTIO_NET_HDR_F_NEEDS_CSUM;
+	vh->csum_start = start;
+	vh->csum_offset = 6;
+	if (send(tx, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf)) {
+		nk_report(0, "csum: %s frame, checksum left to %s: sent: %s", what,
+			  from, strerror(errno));
+		return;
+	}
+	end = nk_now() + 2;
+	do {
+		len = recv(rx, buf, sizeof(buf), 0);
+		if (len < 0)
+			break;
+	} while ((len < (int)sizeof(*vh) + start + 10 ||
+		  f[start + 8] != tag >> 8 || f[start + 9] != (tag & 0xff)) &&
+		 nk_now() < end);
+	if (len < (int)sizeof(*vh) + start + 10 || f[start + 8] != tag >> 8 ||
+	    f[start + 9] != (tag & 0xff)) {
+		nk_report(0, "csum: %s frame, checksum left to %s: not received at %s",
+			  what, from, to);
+		return;
+	}
+	field = f[start + 6] << 8 | f[start + 7];
+	nk_report(vh->flags == VIRTIO_NET_HDR_F_NEEDS_CSUM && vh->csum_start == start &&
+		  vh->csum_offset == 6 && field == CSUM_MARK,
+		  "csum: %s frame, checksum left to %s: at %s still partial (flags %u, csum_start %u, offset %u; want 1, %d, 6), its field untouched (0x%04x; want 0x%04x)",
+		  what, from, to, vh->flags, vh->csum_start, vh->csum_offset, start,
+		  field, CSUM_MARK);
+}
+
+static int csum(int argc, char **argv)
+{
+	int idx[2], fd[2], i, mpls;
+
+	if (argc != 2)
+		nk_usage("netkit-devstate", usage_text);
+	for (i = 0; i < 2; i++) {
+		idx[i] = if_nametoindex(argv[i]);
+		fd[i] = idx[i] ? vnet_socket(idx[i]) : -ENODEV;
+		if (fd[i] < 0) {
+			nk_say("not ok - csum: a packet socket on %s: %s", argv[i],
+			       nk_errname(fd[i]));
+			return 1;
+		}
+	}
+	for (mpls = 0; mpls < 2; mpls++)
+		for (i = 0; i < 2; i++)
+			csum_one(fd[i], fd[!i], mpls, argv[i], argv[!i],
+				 (__u16)(0x4e00 + mpls * 2 + i));
+	close(fd[0]);
+	close(fd[1]);
+	return nk_failures ? 1 : 0;
 }
 
 /* ---- frames -------------------------------------------------------- */
@@ -896,6 +1047,8 @@ int main(int argc, char **argv)
 		return frames(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "notify"))
 		return notify(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "csum"))
+		return csum(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "cycles"))
 		return cycles(argc - 2, argv + 2);
 	nk_usage(argv[0], usage_text);

@@ -30,7 +30,8 @@
 #    mark and priority where the transmitting end scrubs;
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits,
-#    no shared skbs (pktgen's clone_skb refused, a dummy's taken);
+#    a frame's checksum left to the device taken by both ends, also in
+#    an MPLS frame (it arrives still partial), no shared skbs (pktgen's clone_skb refused, a dummy's taken);
 #    its name's assign type (given: user; left to the kernel: enum, and
 #    nk<N> for either end);
 #  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;
@@ -191,6 +192,27 @@ for e in nkc1 nkc0; do
 	done
 	expect_match "$e: ethtool -k tx-lockless on, fixed" '^[[:space:]]*tx-lockless: on \[fixed\]' "$f"
 done
+
+# Checksums left to the device: both ends offer NETIF_F_HW_CSUM, to MPLS
+# frames too (their mpls_features, which the transmit path applies to an
+# MPLS frame with NET_MPLS_GSO): a frame sent through either end with its
+# checksum left to the device (a packet socket's virtio_net_hdr,
+# NEEDS_CSUM) arrives at the other still partial, its checksum field as
+# sent; one the end could not checksum would be checksummed in software
+# before its ndo_start_xmit (netkit-devstate csum).
+ip link set nkc1 up && ip link set nkc0 up
+expect "nkc1/nkc0 up for the checksum frames" $?
+out=$(netkit-devstate csum nkc1 nkc0 2>&1)
+expect "netkit-devstate csum ran" $?
+printf '%s\n' "$out" | diag_lines
+for w in IPv4 MPLS; do
+	for e in nkc1:nkc0 nkc0:nkc1; do
+		expect_match "checksum left to ${e%:*}: a $w frame arrives at ${e#*:} still partial, its field as sent" \
+			"^ok - csum: $w frame, checksum left to ${e%:*}: at ${e#*:} still partial" "$out"
+	done
+done
+ip link set nkc1 down && ip link set nkc0 down
+expect "nkc1/nkc0 down again" $?
 
 # No shared skbs: a program may change the skb it is given, so netkit
 # clears IFF_TX_SKB_SHARING (as veth does) and pktgen refuses to send
