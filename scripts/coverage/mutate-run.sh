@@ -360,13 +360,26 @@ guest_loop() {
 		"$TOP/scripts/verdict.sh" "$dir" >"$dir/verdict.log" 2>&1 ||
 			die "guest $slot boot $boot: no verdict; see $dir/verdict.log, $dir/console.log and $dir/result"
 		save_round
-		# the last boot's files stay for a look; a boot with a crash is kept
-		# (without boot.cpio, run-qemu.sh's copy of the whole initramfs)
+		# the last boot's files stay for a look; a boot with a crash is kept,
+		# and so is one in which a test failed without reaching its mutant
+		# (no verdict: the mutant is judged again, and the failure is a
+		# flaky check or a harness fault to look at)
 		if grep -qaE 'Kernel panic|blocked for more than|soft lockup' "$dir/console.log"; then
-			rm -rf "$BUILD/boot-crash-$slot-$boot" && cp -a "$dir" "$BUILD/boot-crash-$slot-$boot"
-			rm -f "$BUILD/boot-crash-$slot-$boot/boot.cpio"
+			keep_boot "$dir" "$BUILD/boot-crash-$slot-$boot"
+		fi
+		if awk -F'\t' -v b="$(cat "$dir/boot-id")" '!/^#/ && $6 == b && $2 == "retry" { f = 1 } END { exit !f }' \
+			"$results"; then
+			keep_boot "$dir" "$BUILD/boot-retry-$slot-$boot"
+			msg "guest $slot boot $boot: a test failed without reaching its mutant (judged again); the boot is kept in $BUILD/boot-retry-$slot-$boot (console.log, result)"
 		fi
 	done
+}
+
+# keep_boot DIR DEST: a boot's files kept for a look, without boot.cpio
+# (run-qemu.sh's copy of the whole initramfs)
+keep_boot() {
+	rm -rf "$2" && cp -a "$1" "$2"
+	rm -f "$2/boot.cpio"
 }
 
 # The baseline first (one guest), then MUTATE_JOBS guests at a time:
