@@ -506,8 +506,10 @@ int nk_count_links(int link_type);
  * over the n measured cycles, less the threads the kernel added meanwhile
  * (/proc/loadavg: a new kworker takes one object of several caches, pid
  * and task_struct among them): the least of that over 2 to 11 s after
- * the last cycle (RCU's deferred frees come down meanwhile, a leak
- * stays). Its growth (*name its cache), or -errno: of /proc/slabinfo, or
+ * the last cycle, each count taken after kfree_rcu()'s batches were
+ * handed to RCU (drop_caches; both counts), so that deferred frees come
+ * down meanwhile and a leak stays. Its growth (*name its cache), or
+ * -errno: of /proc/slabinfo, or
  * the first cycle that failed (*failed its i).
  */
 long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
