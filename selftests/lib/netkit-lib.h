@@ -502,15 +502,16 @@ int nk_count_links(int link_type);
  * A leak check by slab counts: cycle(arg, i) for i = -n / 5 .. n - 1 (the
  * first n / 5 unmeasured: the caches' one-time growth), then the slab
  * cache whose objects in use (/proc/slabinfo's active_objs, each cache
- * shrunk first so that no CPU's slab counts its free objects) grew most
+ * shrunk first so that no CPU's slab counts its free objects, through
+ * shrink files held open for the whole check) grew most
  * over the n measured cycles, less the threads the kernel added meanwhile
  * (/proc/loadavg: a new kworker takes one object of several caches, pid
  * and task_struct among them): the least of that over 2 to 11 s after
  * the last cycle, each count taken after kfree_rcu()'s batches were
  * handed to RCU (drop_caches; both counts), so that deferred frees come
  * down meanwhile and a leak stays. Its growth (*name its cache), or
- * -errno: of /proc/slabinfo, or
- * the first cycle that failed (*failed its i).
+ * -errno: of a shrink file or /proc/slabinfo, or the first cycle that
+ * failed (*failed its i).
  */
 long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 		    const char **name, int *failed);

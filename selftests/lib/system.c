@@ -305,27 +305,55 @@ struct nk_slabs {
 };
 
 /*
- * Every cache's objects in use. SLUB counts the free objects of the
- * slabs a CPU holds as in use: each cache is shrunk first
- * (/sys/kernel/slab/CACHE/shrink), which hands those slabs back, so that
- * a cache's count moves with its objects, not by whole slabs.
+ * The shrink file of every cache (/sys/kernel/slab/CACHE/shrink), held
+ * open while a check counts. SLUB counts the free objects of the slabs
+ * a CPU holds as in use; writing a shrink file hands those slabs back,
+ * so that a cache's count moves with its objects, not by whole slabs.
+ * Opened once: each open of a sysfs file takes a kernfs open node
+ * (kmalloc-96) that the last close frees by kfree_rcu(), and
+ * drop_caches (below) would drop the files' dentries and inodes for the
+ * next open to make again, so that opening them for every count moved
+ * the counts it took by up to 250 objects.
  */
-static int slabinfo(struct nk_slabs *sl)
+static int shrink_fds[NK_MAX_CACHES], n_shrink_fds;
+
+static void shrink_files_open(void)
 {
-	char line[512], path[300];
+	char path[300];
 	struct dirent *d;
 	DIR *dir;
-	FILE *f;
+	int fd;
 
+	n_shrink_fds = 0;
 	dir = opendir("/sys/kernel/slab");
-	while (dir && (d = readdir(dir))) {
+	while (dir && (d = readdir(dir)) && n_shrink_fds < NK_MAX_CACHES) {
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", d->d_name);
-		nk_write_str(path, "1");
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0)
+			shrink_fds[n_shrink_fds++] = fd;
 	}
 	if (dir)
 		closedir(dir);
+}
+
+static void shrink_files_close(void)
+{
+	while (n_shrink_fds)
+		close(shrink_fds[--n_shrink_fds]);
+}
+
+/* Every cache's objects in use, each cache shrunk first (above). */
+static int slabinfo(struct nk_slabs *sl)
+{
+	char line[512];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < n_shrink_fds; i++)
+		if (pwrite(shrink_fds[i], "1", 1, 0) < 0)
+			return -errno;
 	f = fopen("/proc/slabinfo", "r");
 	sl->n = 0;
 	if (!f)
@@ -343,14 +371,11 @@ static int slabinfo(struct nk_slabs *sl)
  * given in a per-CPU batch for 5 s (KFREE_DRAIN_JIFFIES) before it asks
  * RCU for a grace period, and 5 s more each time while an earlier batch
  * still waits for its own: objects the cycles freed (a tcx entry, for
- * one) can count as in use more than 11 s later, and so can the kernfs
- * node (kmalloc-96) that each open of a shrink file above takes, one per
- * cache for every count (in whole runs kmalloc-96 grew by 170 to 252
- * over cycles that leave none). Writing 2 to drop_caches runs the
- * shrinkers, kfree_rcu()'s among them, which hands every batch to RCU at
- * once (freed a grace period later, within the sleep that follows). It
- * also frees unused dentries and inodes; an object a leak left behind is
- * still referenced, and stays.
+ * one) can count as in use more than 11 s later. Writing 2 to
+ * drop_caches runs the shrinkers, kfree_rcu()'s among them, which hands
+ * every batch to RCU at once (freed a grace period later, within the
+ * sleep that follows). It also frees unused dentries and inodes; an
+ * object a leak left behind is still referenced, and stays.
  */
 static void drain_deferred_frees(void)
 {
@@ -390,8 +415,8 @@ static long nr_threads(void)
 	return total;
 }
 
-long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
-		    const char **name, int *failed)
+static long slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
+			const char **name, int *failed)
 {
 	static struct nk_slabs before, after;
 	long grew = -1, threads = 0;
@@ -435,5 +460,16 @@ long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 			*name = nm;
 		}
 	}
+	return grew;
+}
+
+long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
+		    const char **name, int *failed)
+{
+	long grew;
+
+	shrink_files_open();
+	grew = slab_cycles(n, cycle, arg, name, failed);
+	shrink_files_close();
 	return grew;
 }
