@@ -31,7 +31,8 @@
 #  - what each end is set up with: the MTU range, the TSO limit, no
 #    qdisc and the offload features, MTU and GSO size at their limits,
 #    a frame's checksum left to the device taken by both ends, also in
-#    an MPLS frame (it arrives still partial), no shared skbs (pktgen's clone_skb refused, a dummy's taken);
+#    an MPLS frame (it arrives still partial), no shared skbs (pktgen's
+#    clone_skb refused, a dummy's taken);
 #    its name's assign type (given: user; left to the kernel: enum, and
 #    nk<N> for either end);
 #  - what a listener of RTNLGRP_LINK hears of a pair made and deleted;

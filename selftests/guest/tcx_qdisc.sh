@@ -856,7 +856,7 @@ expect "tcdz deleted" $?
 # slab does not count as in use, and kfree_rcu()'s batches handed to RCU
 # first: a tcx entry is freed that way). And 200 times, a veth pair made
 # with a program at one end's ingress and deleted (tcx-attach's "dev":
-# tcx_uninstall() frees the entry): the check allows no cache 100.
+# tcx_uninstall() frees the entry): the check allows no cache 100 more.
 ip link add tcdy type dummy
 expect "a dummy device for the cycles" $?
 for kind in clsact ingress link prog prog-fail link-fail link-nofd dev:200; do

@@ -510,8 +510,8 @@ int nk_count_links(int link_type);
  * the last cycle, each count taken after kfree_rcu()'s batches were
  * handed to RCU (drop_caches; both counts), so that deferred frees come
  * down meanwhile and a leak stays. Its growth (*name its cache), or
- * -errno: of a shrink file or /proc/slabinfo, or the first cycle that
- * failed (*failed its i).
+ * -errno: of the shrink files (none opened: -ENOENT), drop_caches or
+ * /proc/slabinfo, or the first cycle that failed (*failed its i).
  */
 long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 		    const char **name, int *failed);

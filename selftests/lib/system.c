@@ -317,7 +317,7 @@ struct nk_slabs {
  */
 static int shrink_fds[NK_MAX_CACHES], n_shrink_fds;
 
-static void shrink_files_open(void)
+static int shrink_files_open(void)
 {
 	char path[300];
 	struct dirent *d;
@@ -336,6 +336,7 @@ static void shrink_files_open(void)
 	}
 	if (dir)
 		closedir(dir);
+	return n_shrink_fds ? 0 : -ENOENT;
 }
 
 static void shrink_files_close(void)
@@ -377,9 +378,9 @@ static int slabinfo(struct nk_slabs *sl)
  * sleep that follows). It also frees unused dentries and inodes; an
  * object a leak left behind is still referenced, and stays.
  */
-static void drain_deferred_frees(void)
+static int drain_deferred_frees(void)
 {
-	nk_write_str("/proc/sys/vm/drop_caches", "2");
+	return nk_write_str("/proc/sys/vm/drop_caches", "2");
 }
 
 /* The cache whose objects in use grew most from a to b, and by how many. */
@@ -425,7 +426,9 @@ static long slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 	*name = "-";
 	for (i = -n / 5; i < n; i++) {
 		if (!i) {
-			drain_deferred_frees();
+			err = drain_deferred_frees();
+			if (err)
+				return err;
 			sleep(2);
 			err = slabinfo(&before);
 			if (err)
@@ -442,7 +445,9 @@ static long slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 		const char *nm;
 		long g, t;
 
-		drain_deferred_frees();
+		err = drain_deferred_frees();
+		if (err)
+			return err;
 		sleep(i ? 1 : 2);
 		err = slabinfo(&after);
 		if (err)
@@ -468,8 +473,10 @@ long nk_slab_cycles(int n, int (*cycle)(void *arg, int i), void *arg,
 {
 	long grew;
 
-	shrink_files_open();
-	grew = slab_cycles(n, cycle, arg, name, failed);
+	*name = "-";
+	grew = shrink_files_open();
+	if (!grew)
+		grew = slab_cycles(n, cycle, arg, name, failed);
 	shrink_files_close();
 	return grew;
 }
